@@ -1,0 +1,19 @@
+/* Two projects: unit tests need no servers; integration tests share one Temporal dev server and one
+ * PostgreSQL started by the global setup (test/support/globalSetup.ts). */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+      setupFiles: ['<rootDir>/test/support/integrationEnv.ts'],
+    },
+  ],
+  testTimeout: 120_000,
+};

@@ -1,0 +1,21 @@
+/** Builds every activity with its dependencies injected; the worker builds the dependencies once. */
+import type { Config } from '../config/config';
+import type { Db } from '../db/pool';
+import type { Gateway } from '../gateway/types';
+import { createProbeActivities } from './probe';
+
+export interface ActivityDeps {
+  db: Db;
+  gateway: Gateway;
+  config: Config;
+  /** Injected so tests can move time; defaults to the wall clock. */
+  now?: () => Date;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createProbeActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

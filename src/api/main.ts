@@ -1,0 +1,22 @@
+/** `npm run api`: the HTTP API alone (DATABASE_URL and a reachable Temporal required). */
+import { loadConfig } from '../config/config';
+import { createPool } from '../db/pool';
+import { logger } from '../logger';
+import { buildApi } from './server';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the API alone (npm run dev starts everything)');
+  const db = createPool(config.DATABASE_URL);
+  const app = await buildApi({ config, db });
+  await app.listen({ port: config.API_PORT, host: '0.0.0.0' });
+  logger.info({ port: config.API_PORT }, 'API listening');
+  const stop = async () => { await app.close(); await db.end(); process.exit(0); };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((err) => {
+  logger.fatal({ err }, 'API failed to start');
+  process.exit(1);
+});

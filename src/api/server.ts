@@ -1,0 +1,19 @@
+/** The HTTP API (Fastify): thin routes over use cases. Each capability registers its routes here. */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from '../config/config';
+import type { Db } from '../db/pool';
+import { logger } from '../logger';
+import { installErrorHandler } from './errors';
+import { healthRoutes } from './routes/health';
+
+export interface ApiDeps {
+  config: Config;
+  db: Db;
+}
+
+export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: 5 * 1024 * 1024 });
+  installErrorHandler(app);
+  await app.register(async (scope) => healthRoutes(scope, deps));
+  return app;
+}

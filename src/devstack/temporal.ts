@@ -1,0 +1,81 @@
+/** Starts a real Temporal server: the Temporal CLI's `server start-dev` (SQLite, with the Web UI),
+ * installed by scripts/install-temporal.sh. We start it ourselves instead of letting the SDK spawn
+ * it, because the SDK gives a spawned server only 5 s to come up, too little on two slow cores. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { waitForPort } from './ports';
+
+const run = promisify(execFile);
+
+/** Search attributes the payout workflows keep current (all Keyword). */
+export const SEARCH_ATTRIBUTES = ['OrderId', 'VendorId', 'PayoutStatus'] as const;
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function installTemporalCli(projectRoot: string): Promise<string> {
+  if (process.env.TEMPORAL_CLI_PATH) return process.env.TEMPORAL_CLI_PATH;
+  const { stdout } = await run('bash', [path.join(projectRoot, 'scripts/install-temporal.sh')], { maxBuffer: 1 << 20 });
+  const bin = stdout.trim().split('\n').pop();
+  if (!bin) throw new Error('install-temporal.sh printed no path');
+  return bin;
+}
+
+export async function startTemporalDevServer(opts: {
+  cli: string;
+  port: number;
+  uiPort: number | null;
+  dbFile: string | null;
+  log?: (line: string) => void;
+}): Promise<RunningTemporal> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', '--namespace', 'default'];
+  args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk: Buffer) => opts.log?.(chunk.toString().trimEnd());
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`temporal exited early with code ${code}`))));
+  exited.catch(() => undefined);
+  await Promise.race([waitForPort('127.0.0.1', opts.port, 60_000), exited]);
+  const address = `127.0.0.1:${opts.port}`;
+  await ensureSearchAttributes(opts.cli, address);
+  return {
+    address,
+    uiUrl: opts.uiPort === null ? null : `http://127.0.0.1:${opts.uiPort}`,
+    process: child,
+    stop: () => stopChild(child),
+  };
+}
+
+/** `--search-attribute` only applies when the namespace is first created; a reused SQLite file
+ * needs them registered explicitly. Registering an existing attribute is a no-op. */
+async function ensureSearchAttributes(cli: string, address: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      for (const name of SEARCH_ATTRIBUTES) {
+        await run(cli, ['operator', 'search-attribute', 'create', '--address', address, '--namespace', 'default', '--name', name, '--type', 'Keyword']);
+      }
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await done;
+  clearTimeout(timer);
+}

@@ -1,0 +1,123 @@
+/** The contract of the one adapter through which every Razorpay call passes (src/gateway/).
+ * Amounts are integer paise; timestamps are Unix seconds as Razorpay sends them. */
+
+/** What a money-moving call (direct transfer, refund) came to. Workflows branch on `type`. */
+export type MoneyOutcome<T> =
+  | { type: 'accepted'; entity: T }
+  /** HTTP 4xx with a provider error code: the provider definitely did not act. */
+  | { type: 'rejected'; httpStatus: number; error: ProviderError }
+  /** We cannot know whether the provider acted: ask it (the recovery key is in the notes). */
+  | { type: 'unknown'; reason: UnknownReason; httpStatus: number | null; detail: string };
+
+export type UnknownReason = 'timeout' | 'connection' | 'server_error' | 'rate_limited' | 'in_progress' | 'no_response';
+
+export interface ProviderError {
+  code: string;
+  description: string;
+  field: string | null;
+  reason: string | null;
+  step: string | null;
+  source: string | null;
+}
+
+/** A non-money call that did not succeed; `outcome` says whether retrying is safe and useful. */
+export class GatewayCallError extends Error {
+  override name = 'GatewayCallError';
+  constructor(
+    readonly operation: string,
+    readonly outcome: Exclude<MoneyOutcome<never>, { type: 'accepted' }>,
+  ) {
+    super(`${operation}: ${outcome.type === 'rejected' ? `${outcome.error.code} ${outcome.error.description}` : `${outcome.reason} ${outcome.detail}`}`);
+  }
+}
+
+export type Notes = Record<string, string>;
+
+export interface RzpOrder {
+  id: string; entity: 'order'; amount: number; amount_paid: number; amount_due: number; currency: string;
+  receipt: string | null; status: 'created' | 'attempted' | 'paid'; attempts: number; notes: Notes | [];
+  created_at: number; transfers?: RzpTransfer[];
+}
+
+export interface RzpPayment {
+  id: string; entity: 'payment'; amount: number; currency: string;
+  status: 'created' | 'authorized' | 'captured' | 'refunded' | 'failed';
+  order_id: string | null; method: string; captured: boolean; amount_refunded: number;
+  refund_status: 'partial' | 'full' | null; fee: number | null; tax: number | null; notes: Notes | [];
+  error_code: string | null; error_description: string | null; created_at: number;
+}
+
+export interface RzpTransfer {
+  id: string; entity: 'transfer';
+  status: 'created' | 'pending' | 'processed' | 'failed' | 'reversed' | 'partially_reversed';
+  source: string; recipient: string; amount: number; currency: string; amount_reversed: number;
+  fees: number; tax: number; notes: Notes | []; on_hold: boolean; settlement_status: 'pending' | 'on_hold' | 'settled' | null;
+  recipient_settlement_id: string | null; created_at: number; processed_at: number | null;
+  error: { code: string | null; description: string | null; reason: string | null; field: string | null; step: string | null };
+}
+
+export interface RzpRefund {
+  id: string; entity: 'refund'; amount: number; currency: string; payment_id: string; notes: Notes | [];
+  receipt: string | null; status: 'pending' | 'processed' | 'failed'; created_at: number;
+}
+
+export interface RzpSettlement {
+  id: string; entity: 'settlement'; amount: number; status: 'created' | 'processed' | 'failed';
+  fees: number; tax: number; utr: string | null; created_at: number;
+}
+
+/** One row of GET /v1/settlements/recon/combined. */
+export interface RzpReconRow {
+  entity_id: string; type: 'payment' | 'refund' | 'transfer' | 'adjustment';
+  debit: number; credit: number; amount: number; currency: string; fee: number | null; tax: number | null;
+  on_hold: boolean; settled: boolean; created_at: number; settled_at: number | null; settlement_id: string | null;
+  posted_at: number | null; credit_type: string | null; description: string | null; notes: unknown;
+  payment_id: string | null; settlement_utr: string | null; order_id: string | null; order_receipt: string | null;
+  method: string | null; card_network: string | null; card_issuer: string | null; card_type: string | null; dispute_id: string | null;
+}
+
+export interface CreateOrderInput {
+  amountPaise: number;
+  /** Our order id (or top-up id): Razorpay echoes it as `order_receipt` in recon rows. */
+  receipt: string;
+  notes: Notes;
+  /** A Route split to linked accounts, settled when the payment is captured. */
+  transfers?: Array<{ account: string; amountPaise: number; notes?: Notes }>;
+}
+
+export interface DirectTransferInput {
+  account: string;
+  amountPaise: number;
+  /** Sent as X-Transfer-Idempotency (4–36 characters). */
+  idempotencyKey: string;
+  /** Always carries `transaction_id` (the payout id, our recovery key) and `order_id`. */
+  notes: Notes & { transaction_id: string; order_id: string };
+}
+
+export interface RefundInput {
+  paymentId: string;
+  amountPaise: number;
+  /** Our refund request id: a duplicate receipt is rejected, so a retry cannot refund twice. */
+  receipt: string;
+  notes?: Notes;
+}
+
+/** Every call we make to Razorpay. Non-money calls throw GatewayCallError on failure. */
+export interface Gateway {
+  createOrder(input: CreateOrderInput): Promise<RzpOrder>;
+  fetchOrder(orderId: string): Promise<RzpOrder>;
+  /** Payments made against a gateway order (the missed-webhook sweep asks this). */
+  fetchOrderPayments(orderId: string): Promise<RzpPayment[]>;
+  fetchPayment(paymentId: string): Promise<RzpPayment>;
+  /** Captures an authorized payment; a payment already captured is returned as it is. */
+  capturePaymentIfNeeded(paymentId: string, amountPaise: number): Promise<RzpPayment>;
+  createDirectTransfer(input: DirectTransferInput): Promise<MoneyOutcome<RzpTransfer>>;
+  fetchTransfer(transferId: string): Promise<RzpTransfer>;
+  /** Every transfer created in [from, to], all pages. */
+  listTransfers(range: { from: Date; to: Date }): Promise<RzpTransfer[]>;
+  createRefund(input: RefundInput): Promise<MoneyOutcome<RzpRefund>>;
+  fetchRefund(refundId: string): Promise<RzpRefund>;
+  /** Every recon row settled on an IST day, all pages of up to 1000. */
+  settlementReconRows(day: { year: number; month: number; day: number }): Promise<RzpReconRow[]>;
+  fetchSettlement(settlementId: string): Promise<RzpSettlement>;
+}

@@ -1,0 +1,81 @@
+/** The sandbox's control surface (sandbox-only; Razorpay has nothing like it). Tests use it
+ * in-process; the same operations are HTTP routes under /_sandbox/ for the stack and the demo.
+ * This file is the contract other modules and tests program against. */
+import type { RzpPayment, RzpRefund, RzpSettlement, RzpTransfer } from '../gateway/types';
+
+export type LinkedAccountStatus = 'activated' | 'suspended' | 'not_activated';
+
+export type FaultEndpoint =
+  | 'orders.create' | 'orders.fetch' | 'payments.fetch' | 'payments.capture' | 'transfers.create'
+  | 'transfers.fetch' | 'transfers.list' | 'refunds.create' | 'refunds.fetch' | 'settlements.recon' | 'settlements.fetch' | '*';
+
+export type FaultKind =
+  /** Adds latency, then behaves normally. */
+  | { kind: 'latency'; ms: number }
+  /** 500 before anything happens. */
+  | { kind: 'server_error_before' }
+  /** The effect happens, then the connection is dropped without an answer. */
+  | { kind: 'drop_after_commit' }
+  /** The effect happens, then the answer is held for `ms` (past the client's timeout). */
+  | { kind: 'delay_after_commit'; ms: number }
+  | { kind: 'rate_limited' };
+
+export interface FaultRule {
+  endpoint: FaultEndpoint;
+  fault: FaultKind;
+  /** Apply to these call numbers of the endpoint (1-based, counted from when the rule is added)… */
+  calls?: number[];
+  /** …or with this probability, drawn from a PRNG seeded with `seed`. */
+  probability?: number;
+  seed?: number;
+}
+
+export type WebhookFault = 'duplicate' | 'out_of_order' | 'drop_first_try';
+
+export interface SandboxControl {
+  createLinkedAccount(opts?: { id?: string; status?: LinkedAccountStatus; name?: string }): Promise<string>;
+  setLinkedAccountStatus(accountId: string, status: LinkedAccountStatus): Promise<void>;
+  /** The platform balance that direct transfers and refunds draw on (paise). */
+  setPlatformBalance(paise: number): Promise<void>;
+  platformBalance(): Promise<number>;
+
+  /** Checkout simulation: authorise and capture a payment for the whole order amount. */
+  payOrder(orderId: string, opts?: { method?: string }): Promise<RzpPayment>;
+  /** A payment on the order that fails (payment.failed). */
+  failPayment(orderId: string): Promise<RzpPayment>;
+  /** Late authorisation: a failed payment becomes authorized and captured. */
+  lateAuthorize(paymentId: string): Promise<RzpPayment>;
+  /** A captured payment on a gateway order we never created (an orphan). */
+  capturedPaymentWithoutOrder(amountPaise: number): Promise<RzpPayment>;
+
+  setWebhookTarget(url: string | null): Promise<void>;
+  /** Off: events are recorded but not delivered (as if our endpoint were unreachable). */
+  setWebhookDelivery(enabled: boolean): Promise<void>;
+  injectWebhookFault(fault: WebhookFault, opts?: { events?: string[]; count?: number }): Promise<void>;
+  /** Every webhook event produced so far, delivered or not. */
+  webhookEvents(): Promise<Array<{ id: string; event: string; body: string; deliveredAt: number | null; attempts: number }>>;
+  /** Waits until every queued webhook delivery has been attempted to completion. */
+  drainWebhooks(timeoutMs?: number): Promise<void>;
+
+  injectFault(rule: FaultRule): Promise<void>;
+  clearFaults(): Promise<void>;
+  /** How many times each endpoint was called (for "no further calls" assertions). */
+  callCounts(): Promise<Record<string, number>>;
+
+  /** Every transfer ever created (from the provider's side), optionally for one linked account. */
+  transfers(filter?: { recipient?: string }): Promise<RzpTransfer[]>;
+  refunds(): Promise<RzpRefund[]>;
+  /** Moves pending transfers to processed/failed now instead of after the configured delay. */
+  processPendingTransfers(opts?: { fail?: string[] }): Promise<void>;
+
+  /** The sandbox clock (Unix ms); settlement runs and entity timestamps use it. */
+  now(): Promise<number>;
+  setClock(unixMs: number | null): Promise<void>;
+  /** Settles every captured payment due by `date` (IST, T+2 working days) into settlements with UTRs. */
+  runSettlements(opts: { date: string; holidays?: string[] }): Promise<RzpSettlement[]>;
+  injectAdjustment(opts: { amountPaise: number; description: string; date: string }): Promise<void>;
+  putOnHold(paymentId: string): Promise<void>;
+  /** Bank statement CSV (utr, amount, value_date, narration) of settlement credits in [from, to]. */
+  bankStatementCsv(opts: { from: string; to: string }): Promise<string>;
+  reset(): Promise<void>;
+}

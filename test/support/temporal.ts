@@ -1,0 +1,38 @@
+/** Temporal for integration tests: a client and an in-process worker on the shared dev server, each
+ * test file on its own task queue. */
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createWorker } from '../../src/worker';
+import type { ActivityDeps } from '../../src/activities';
+import { testServices } from './db';
+
+export interface TestTemporal {
+  client: Client;
+  taskQueue: string;
+  worker: Worker;
+  /** Resolves when the worker has stopped. */
+  running: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestWorker(deps: ActivityDeps, taskQueue = `tq-${randomBytes(4).toString('hex')}`): Promise<TestTemporal> {
+  const address = testServices().temporalAddress;
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  const workerConnection = await NativeConnection.connect({ address });
+  const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, deps });
+  const running = worker.run();
+  return {
+    client,
+    taskQueue,
+    worker,
+    running,
+    async close() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
+}
