@@ -1,6 +1,7 @@
 /** The Temporal worker: serves every workflow in src/workflows and every activity built by
  * createActivities. `npm run worker` runs it alone; the stack and the tests build it in-process. */
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { installRuntime, sdkLogger } from './temporal/runtime';
 import { loadConfig } from './config/config';
 import { createPool } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
@@ -12,11 +13,12 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundles the workflow code once per process (about 1.5 s; webpack). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: sdkLogger() });
   return bundle;
 }
 
 export async function createWorker(opts: { connection: NativeConnection; namespace: string; taskQueue: string; deps: ActivityDeps }): Promise<Worker> {
+  installRuntime();
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

@@ -12,7 +12,7 @@ export interface ApiDeps {
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: 5 * 1024 * 1024 });
+  const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, bodyLimit: 5 * 1024 * 1024 });
   installErrorHandler(app);
   await app.register(async (scope) => healthRoutes(scope, deps));
   return app;

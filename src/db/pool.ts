@@ -1,6 +1,7 @@
 /** PostgreSQL access. int8 (bigint) columns hold paise; node-postgres returns them as strings, so we
  * parse them here once, refusing any value that is not a safe integer. */
 import { Pool, types, type PoolClient } from 'pg';
+import { logger } from '../logger';
 
 export function parseSafeInteger(text: string): number {
   const value = Number(text);
@@ -14,7 +15,10 @@ export type Db = Pool;
 export type Tx = PoolClient;
 
 export function createPool(connectionString: string, max = 10): Db {
-  return new Pool({ connectionString, max, application_name: 'payouts' });
+  const pool = new Pool({ connectionString, max, application_name: 'payouts' });
+  // An idle connection dropped by the server (restart, shutdown) must not crash the process.
+  pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection lost'));
+  return pool;
 }
 
 /** Runs `work` in one transaction; rolls back on any error. */

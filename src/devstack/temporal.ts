@@ -37,7 +37,8 @@ export async function startTemporalDevServer(opts: {
   args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
-  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Own process group: a terminal's Ctrl-C reaches us, and we stop the server after the worker.
+  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const forward = (chunk: Buffer) => opts.log?.(chunk.toString().trimEnd());
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);

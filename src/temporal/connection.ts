@@ -2,6 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/config';
+import { installRuntime } from './runtime';
 
 export async function connectClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -9,5 +10,6 @@ export async function connectClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'T
 }
 
 export function connectWorker(config: Pick<Config, 'TEMPORAL_ADDRESS'>): Promise<NativeConnection> {
+  installRuntime();
   return NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 }

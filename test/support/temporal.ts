@@ -2,7 +2,8 @@
  * test file on its own task queue. */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { connectWorker } from '../../src/temporal/connection';
 import { createWorker } from '../../src/worker';
 import type { ActivityDeps } from '../../src/activities';
 import { testServices } from './db';
@@ -20,7 +21,7 @@ export async function startTestWorker(deps: ActivityDeps, taskQueue = `tq-${rand
   const address = testServices().temporalAddress;
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });
-  const workerConnection = await NativeConnection.connect({ address });
+  const workerConnection = await connectWorker({ TEMPORAL_ADDRESS: address });
   const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, deps });
   const running = worker.run();
   return {

@@ -1,0 +1,22 @@
+/** `npm run migrate`: applies pending migrations to DATABASE_URL. */
+import { loadConfig } from '../config/config';
+import { migrate } from '../db/migrate';
+import { createPool } from '../db/pool';
+import { logger } from '../logger';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm run dev migrates its embedded database itself)');
+  const db = createPool(config.DATABASE_URL, 1);
+  try {
+    const applied = await migrate(db);
+    logger.info({ applied }, applied.length ? 'migrations applied' : 'database already up to date');
+  } finally {
+    await db.end();
+  }
+}
+
+main().catch((err) => {
+  logger.fatal({ err }, 'migration failed');
+  process.exit(1);
+});
