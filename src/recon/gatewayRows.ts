@@ -1,0 +1,82 @@
+/** Turns a gateway recon row (as received) into the stored/matched form, validating what matching
+ * relies on. Razorpay sends `notes` as an object, a JSON string or free text; only a
+ * `transaction_id` (our payout id) is read from it. */
+import { z } from 'zod';
+import type { RzpReconRow } from '../gateway/types';
+import { istDateOf } from '../domain/calendar';
+import type { GatewayRow } from './model';
+
+const paise = z.number().int().max(Number.MAX_SAFE_INTEGER);
+const reconRowSchema = z.object({
+  entity_id: z.string().min(1),
+  type: z.enum(['payment', 'refund', 'transfer', 'adjustment']),
+  debit: paise.nonnegative(),
+  credit: paise.nonnegative(),
+  amount: paise,
+  fee: paise.nullable(),
+  tax: paise.nullable(),
+  on_hold: z.boolean(),
+  settled: z.boolean(),
+  created_at: z.number().int(),
+  settled_at: z.number().int().nullable(),
+  settlement_id: z.string().nullable(),
+  payment_id: z.string().nullable().optional(),
+  order_id: z.string().nullable().optional(),
+  order_receipt: z.string().nullable().optional(),
+  settlement_utr: z.string().nullable().optional(),
+  notes: z.unknown().optional(),
+});
+
+export interface StoredReconRow extends GatewayRow {
+  createdAt: Date;
+  settledAt: Date | null;
+  settlementUtr: string | null;
+  raw: RzpReconRow;
+}
+
+export function transactionIdFromNotes(notes: unknown): string | null {
+  let value = notes;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const id = (value as Record<string, unknown>).transaction_id;
+    return typeof id === 'string' && id ? id : null;
+  }
+  return null;
+}
+
+/** `reconDay` is the IST day whose report we asked for; a row's settled_at decides nothing here. */
+export function toStoredRow(raw: RzpReconRow, reconDay: string): StoredReconRow {
+  const r = reconRowSchema.parse(raw);
+  return {
+    entityId: r.entity_id,
+    settlementId: r.settlement_id,
+    type: r.type,
+    amountPaise: r.amount,
+    feePaise: r.fee ?? 0,
+    taxPaise: r.tax ?? 0,
+    creditPaise: r.credit,
+    debitPaise: r.debit,
+    onHold: r.on_hold,
+    settled: r.settled,
+    reconDay,
+    paymentId: r.payment_id ?? null,
+    gatewayOrderId: r.order_id ?? null,
+    orderReceipt: r.order_receipt ?? null,
+    noteTransactionId: transactionIdFromNotes(r.notes),
+    createdAt: new Date(r.created_at * 1000),
+    settledAt: r.settled_at === null ? null : new Date(r.settled_at * 1000),
+    settlementUtr: r.settlement_utr ?? null,
+    raw,
+  };
+}
+
+/** The IST day a row settled on (for checks that a report put it on the right day). */
+export function settledIstDay(row: StoredReconRow): string | null {
+  return row.settledAt ? istDateOf(row.settledAt) : null;
+}

@@ -1,0 +1,97 @@
+/** What the matching engine reads and writes: plain data, no I/O. Amounts are integer paise;
+ * days are IST `YYYY-MM-DD`. */
+import type { ExceptionClass, ReasonCode, Severity } from './reasons';
+
+export type ReconRowType = 'payment' | 'refund' | 'transfer' | 'adjustment';
+
+/** One stored gateway recon row. */
+export interface GatewayRow {
+  entityId: string;
+  settlementId: string | null;
+  type: ReconRowType;
+  amountPaise: number;
+  /** Includes tax. */
+  feePaise: number;
+  taxPaise: number;
+  creditPaise: number;
+  debitPaise: number;
+  onHold: boolean;
+  settled: boolean;
+  reconDay: string;
+  paymentId: string | null;
+  gatewayOrderId: string | null;
+  orderReceipt: string | null;
+  /** `transaction_id` from the row's notes, when the notes carry one (our payout id). */
+  noteTransactionId: string | null;
+}
+
+/** Money-in we expect the gateway to settle: an order or a wallet top-up. */
+export interface AppMoneyIn { kind: 'order' | 'topup'; id: string; gatewayOrderId: string | null; amountPaise: number }
+
+export interface AppPayment {
+  id: string;
+  orderId: string | null;
+  gatewayOrderId: string;
+  amountPaise: number;
+  feePaise: number | null;
+  taxPaise: number | null;
+  capturedAt: Date | null;
+}
+
+export interface AppRefund { id: string; gatewayRefundId: string; amountPaise: number }
+
+/** A transfer we recorded: a direct payout or a Route split. */
+export interface AppTransfer { kind: 'payout' | 'split'; id: string; orderId: string; providerTransferId: string | null; amountPaise: number }
+
+export interface SettlementRecord { id: string; amountPaise: number; utrNormalised: string | null; settledDay: string }
+
+export interface BankLine { id: number; utrNormalised: string; amountPaise: number; valueDate: string }
+
+/** Everything one run needs; the repository loads it for a window. */
+export interface ReconInput {
+  from: string;
+  to: string;
+  /** The IST day the calendar judges "overdue" against (normally today). */
+  asOf: string;
+  holidays: ReadonlySet<string>;
+  /** Rows reported for days in the window, plus every other stored row of the same entities. */
+  rows: GatewayRow[];
+  moneyIn: AppMoneyIn[];
+  payments: AppPayment[];
+  refunds: AppRefund[];
+  transfers: AppTransfer[];
+  /** Settlements of the window. */
+  settlements: SettlementRecord[];
+  /** Bank lines carrying the window's settlement UTRs, and every line valued in the window. */
+  bankLines: BankLine[];
+  /** Settlements (any day) whose UTR appears on a bank line of the window. */
+  settlementsForBankLines: SettlementRecord[];
+  /** Captures the window must account for (capture day or due day inside it). */
+  captures: AppPayment[];
+  /** Payment ids with a settled row, and with an on-hold row, anywhere in the store. */
+  settledPaymentIds: ReadonlySet<string>;
+  heldPaymentIds: ReadonlySet<string>;
+}
+
+export interface ExceptionDraft {
+  /** Reason + references: a rerun updates the same exception instead of adding one. */
+  key: string;
+  reason: ReasonCode;
+  class: ExceptionClass;
+  severity: Severity;
+  nextAction: string;
+  day: string;
+  entityId: string | null;
+  settlementId: string | null;
+  orderId: string | null;
+  bankLineId: number | null;
+  expectedPaise: number | null;
+  actualPaise: number | null;
+  details: Record<string, unknown>;
+}
+
+export interface ReconOutcome {
+  exceptions: ExceptionDraft[];
+  /** Gateway rows matched to our records, plus settlements matched to a bank credit. */
+  matched: number;
+}

@@ -1,0 +1,56 @@
+/** The catalogue of reconciliation differences: every reason code, how serious it is and what
+ * finance should do about it. Classes: `expected` = one side has not arrived yet (still within its
+ * due date), `unmatched` = one side is missing past its due date (or exists only on one side by
+ * nature, like an adjustment), `mismatched` = both sides present but different. */
+
+export const REASONS = [
+  'captured-not-settled',
+  'settled-not-in-app',
+  'amount-mismatch',
+  'fee-mismatch',
+  'refund-not-in-app',
+  'transfer-not-in-app',
+  'settlement-sum-mismatch',
+  'partially-settled',
+  'settlement-without-bank-credit',
+  'unmatched-bank-credit',
+  'adjustment',
+  'on-hold',
+] as const;
+export type ReasonCode = (typeof REASONS)[number];
+
+export const CLASSES = ['expected', 'unmatched', 'mismatched'] as const;
+export type ExceptionClass = (typeof CLASSES)[number];
+
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+
+interface ReasonRule { severity: Severity; nextAction: string }
+
+const RULES: Record<ReasonCode, ReasonRule> = {
+  'captured-not-settled': { severity: 'high', nextAction: 'Past its T+2 due date: raise a settlement query with Razorpay quoting the payment id.' },
+  'settled-not-in-app': { severity: 'high', nextAction: 'Razorpay settled a payment we have no order for: find the order (or orphan) and refund or book it.' },
+  'amount-mismatch': { severity: 'high', nextAction: 'Compare the gateway amount with our record; correct our record or dispute with Razorpay.' },
+  'fee-mismatch': { severity: 'medium', nextAction: 'Check the fee (which includes tax) against the pricing plan; dispute an overcharge with Razorpay.' },
+  'refund-not-in-app': { severity: 'high', nextAction: 'A refund we did not request was settled: find who issued it and book or recover it.' },
+  'transfer-not-in-app': { severity: 'critical', nextAction: 'Possible double payment: a transfer we did not record left our balance. Check the vendor payouts now and reverse if duplicated.' },
+  'settlement-sum-mismatch': { severity: 'high', nextAction: 'The settlement amount differs from the sum of its rows: ask Razorpay for the settlement breakup.' },
+  'partially-settled': { severity: 'medium', nextAction: 'Only part of the payment settled: wait for the next settlement slot; escalate if the rest does not arrive.' },
+  'settlement-without-bank-credit': { severity: 'high', nextAction: 'No bank credit with this UTR and amount: import the latest bank statement, then ask the bank to trace the UTR.' },
+  'unmatched-bank-credit': { severity: 'high', nextAction: 'A bank credit matches no settlement: identify its source before booking it.' },
+  adjustment: { severity: 'medium', nextAction: 'Review the adjustment with Razorpay and book it; adjustments are never auto-matched.' },
+  'on-hold': { severity: 'medium', nextAction: 'Razorpay holds this payment: find out why (risk/dispute) and follow up until it is released.' },
+};
+
+const EXPECTED_ACTION: Partial<Record<ReasonCode, string>> = {
+  'captured-not-settled': 'Nothing yet: the settlement is not due. It becomes an exception after its due date.',
+  'settlement-without-bank-credit': 'Nothing yet: the credit can reach the bank up to the next working day. Import that day\'s statement.',
+};
+
+/** Waiting items are low, except those where money is stuck at the gateway. */
+const EXPECTED_SEVERITY: Partial<Record<ReasonCode, Severity>> = { 'on-hold': 'medium', 'partially-settled': 'medium' };
+
+export function describeReason(reason: ReasonCode, klass: ExceptionClass): ReasonRule {
+  const rule = RULES[reason];
+  if (klass === 'expected') return { severity: EXPECTED_SEVERITY[reason] ?? 'low', nextAction: EXPECTED_ACTION[reason] ?? rule.nextAction };
+  return rule;
+}
