@@ -3,6 +3,8 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import type { Gateway } from '../gateway/types';
 import { createProbeActivities } from './probe';
+import { createPayoutActivities } from './payout';
+import { createPayoutSweepActivities } from './payoutSweep';
 
 export interface ActivityDeps {
   db: Db;
@@ -15,6 +17,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createProbeActivities(deps),
+    ...createPayoutActivities(deps),
+    ...createPayoutSweepActivities(deps),
   };
 }
 

@@ -5,15 +5,20 @@ import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
+import { opsPayoutRoutes } from './routes/opsPayouts';
+import type { Client as TemporalClient } from '@temporalio/client';
 
 export interface ApiDeps {
   config: Config;
   db: Db;
+  /** Signals payout runs from the ops routes (absent: decisions are committed and runs re-read them). */
+  temporal?: TemporalClient;
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, bodyLimit: 5 * 1024 * 1024 });
   installErrorHandler(app);
   await app.register(async (scope) => healthRoutes(scope, deps));
+  await app.register(async (scope) => opsPayoutRoutes(scope, deps));
   return app;
 }

@@ -32,6 +32,35 @@ export const configSchema = z.object({
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Payouts: tries per payout before it is parked for a human (an ops retry grants as many again). */
+  PAYOUT_ATTEMPT_CAP: z.coerce.number().int().min(1).max(50).default(5),
+  /** Payouts: startToClose of the createTransfer activity (a dead worker is noticed after this). */
+  PAYOUT_TRANSFER_TIMEOUT_MS: duration.default(30_000),
+  /** Payouts: first durable backoff after a transient rejection; doubles up to the max. */
+  PAYOUT_RETRY_BACKOFF_MS: duration.default(60_000),
+  PAYOUT_RETRY_BACKOFF_MAX_MS: duration.default(3_600_000),
+  /** Payouts: how often an accepted transfer is fetched when no webhook has settled it. */
+  PAYOUT_SETTLEMENT_POLL_MS: duration.default(300_000),
+  /** Payouts: how soon the resolver asks the provider again while a request may be in flight. */
+  PAYOUT_RESOLVER_RETRY_MS: duration.default(15_000),
+  /** Payouts: a claim younger than this may still have a request in flight, so "nothing found" is
+   * not yet an answer (must exceed the transfer timeout and the gateway timeout). */
+  PAYOUT_STALE_CLAIM_MS: duration.default(120_000),
+  /** Payouts: how often a parked run re-reads its row in case a signal was lost. */
+  PAYOUT_HUMAN_RECHECK_MS: duration.default(3_600_000),
+  /** Payout sweep: schedule cadence and how far back paid orders are looked at. */
+  PAYOUT_SWEEP_EVERY_MS: duration.default(300_000),
+  PAYOUT_SWEEP_LOOKBACK_HOURS: z.coerce.number().int().min(1).default(72),
+  /** Money in: the missed-webhook sweep looks at orders still unpaid after this long… */
+  MISSED_WEBHOOK_SWEEP_AGE_MS: duration.default(900_000),
+  /** …and runs on a Temporal Schedule this often (overlap skip). */
+  MISSED_WEBHOOK_SWEEP_EVERY_MS: duration.default(600_000),
+  /** Recon: bank holidays (IST dates, comma-separated) that are not settlement working days. */
+  BANK_HOLIDAYS: z.string().default('').transform((s) => s.split(',').map((d) => d.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'BANK_HOLIDAYS must list YYYY-MM-DD dates'))),
+  /** Recon: the daily run starts at this IST hour and covers the previous RECON_LOOKBACK_DAYS days. */
+  RECON_SCHEDULE_HOUR_IST: z.coerce.number().int().min(0).max(23).default(7),
+  RECON_LOOKBACK_DAYS: z.coerce.number().int().min(1).max(31).default(3),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,2 +1,6 @@
 /** The workflow bundle's entry: every workflow type the worker serves. */
 export { probeWorkflow } from './probe';
+export { payoutWorkflow } from './payout';
+export { payoutSweepWorkflow } from './payoutSweep';
+export { missedWebhookSweepWorkflow } from './missedWebhookSweep';
+export { reconWorkflow, scheduledReconWorkflow } from './recon';

@@ -1,0 +1,90 @@
+/** Contract of the payout workflow: its id, start policies, signals, query and input/result types.
+ * Imported by the workflow, the activities, the starter, the ops API and the tests alike. */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const PAYOUT_WORKFLOW_TYPE = 'payoutWorkflow';
+
+/** One workflow id per order: the guard against two live runs for the same payout. */
+export const payoutWorkflowId = (orderId: string): string => `payout-${orderId}`;
+
+/** One run at a time (USE_EXISTING); never a second run after a completed one, but a terminated or
+ * failed run may be followed by a new one, which starts by resolving (design.md §6). */
+export const PAYOUT_START_POLICIES = {
+  workflowIdConflictPolicy: 'USE_EXISTING',
+  workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+} as const;
+
+export const PAYOUT_STATUSES = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+export interface PayoutWorkflowInput {
+  orderId: string;
+}
+
+/** A payout as the workflow sees it (plain JSON: timestamps are ISO strings). */
+export interface PayoutView {
+  id: string;
+  orderId: string;
+  vendorId: string;
+  linkedAccountId: string;
+  amountPaise: number;
+  status: PayoutStatus;
+  attempts: number;
+  attemptLimit: number;
+  claimedAt: string | null;
+  idempotencyKey: string;
+  providerTransferId: string | null;
+  lastCode: string | null;
+  externalReference: string | null;
+  nextAttemptAt: string | null;
+}
+
+export type PayoutWorkflowResult =
+  | { kind: 'finished'; orderId: string; payoutId: string; status: PayoutStatus; attempts: number }
+  /** The order pays the vendor another way (ledger, obligation, split) or is not payable. */
+  | { kind: 'no_transfer'; orderId: string; reason: string }
+  /** Another run or an earlier one already owns the row; nothing was done. */
+  | { kind: 'lost_claim'; orderId: string; statusSeen: string | null }
+  /** Direct transfers are paused: the row stays pending for the sweep after resume. */
+  | { kind: 'paused'; orderId: string };
+
+/** Evidence that a transfer moved on at the provider (the transfer webhooks send this). */
+export interface TransferEvidence {
+  event: 'transfer.processed' | 'transfer.failed';
+  transferId: string;
+}
+export const transferEvidenceSignal = defineSignal<[TransferEvidence]>('transferEvidence');
+
+export const OPS_ACTIONS = ['retry', 'mark_paid_externally', 'cancel'] as const;
+export type OpsAction = (typeof OPS_ACTIONS)[number];
+
+/** Sent after the ops route has committed the decision (and its review_actions row). */
+export interface OpsDecision {
+  action: OpsAction;
+  actor: string;
+}
+export const opsDecisionSignal = defineSignal<[OpsDecision]>('opsDecision');
+
+export interface PayoutStepLog {
+  step: string;
+  detail: string;
+}
+
+export interface PayoutState {
+  orderId: string;
+  payout: PayoutView | null;
+  /** The steps this run took, newest last (bounded). */
+  steps: PayoutStepLog[];
+}
+export const payoutStateQuery = defineQuery<PayoutState>('payoutState');
+
+/** Durations and limits the workflow needs, read from config by an activity (workflows read no env). */
+export interface PayoutPolicy {
+  attemptCap: number;
+  transferTimeoutMs: number;
+  settlementPollMs: number;
+  resolverRetryMs: number;
+  humanRecheckMs: number;
+  retryBackoffMs: number;
+  retryBackoffMaxMs: number;
+}

@@ -1,0 +1,46 @@
+/** Human decisions on a parked or review payout: retry (a fresh budget of attempts), mark paid
+ * externally (records the provider reference, sends nothing), cancel. Each commits the status change
+ * and its review_actions row together; the caller signals the workflow after the commit. */
+import type { OpsAction, PayoutView } from '../contracts/payout';
+import { inTransaction, type Db } from '../db/pool';
+import { findPayoutByOrder, lockPayout, transition } from './repository';
+import type { PayoutEvent } from './stateMachine';
+
+export interface OpsDecisionInput {
+  orderId: string;
+  action: OpsAction;
+  actor: string;
+  reason: string;
+  /** Required for mark_paid_externally: the provider or bank reference of the payment made. */
+  reference?: string;
+}
+
+export type OpsDecisionResult =
+  | { kind: 'applied'; payout: PayoutView }
+  | { kind: 'not_found' }
+  | { kind: 'not_awaiting_decision'; payout: PayoutView };
+
+const EVENT_OF: Record<OpsAction, PayoutEvent> = {
+  retry: { type: 'ops_retry' },
+  mark_paid_externally: { type: 'ops_mark_paid_externally' },
+  cancel: { type: 'ops_cancel' },
+};
+
+export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
+  if (input.action === 'mark_paid_externally' && !input.reference) throw new Error('mark_paid_externally needs a reference');
+  return inTransaction(db, async (tx) => {
+    const found = await findPayoutByOrder(tx, input.orderId, attemptCap);
+    if (!found) return { kind: 'not_found' };
+    const payout = await lockPayout(tx, found.id, attemptCap);
+    const set: Record<string, unknown> =
+      input.action === 'retry' ? { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null }
+      : input.action === 'mark_paid_externally' ? { external_reference: input.reference, settled_at: new Date() }
+      : {};
+    if (!(await transition(tx, payout, EVENT_OF[input.action], set))) return { kind: 'not_awaiting_decision', payout };
+    await tx.query(
+      'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
+      [payout.id, input.actor, input.action, input.reason, input.reference ?? null],
+    );
+    return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap) };
+  });
+}

@@ -1,0 +1,120 @@
+/** Recording what happened to a claimed payout: the createTransfer answer, the resolver's finding,
+ * and settlement evidence. Each runs in one transaction that appends the payout_attempts row and
+ * moves the status; each is a no-op when the row has already moved on (a retried activity, a
+ * webhook that got there first). */
+import type { PayoutView } from '../contracts/payout';
+import { inTransaction, type Db, type Tx } from '../db/pool';
+import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
+import { logger } from '../logger';
+import { classifyRejection, retryDelayMs } from './rejection';
+import { freshIdempotencyKey, insertAttempt, lockPayout, transition } from './repository';
+import type { Resolution } from './resolution';
+
+export interface RecordingPolicy {
+  attemptCap: number;
+  retryBackoffMs: number;
+  retryBackoffMaxMs: number;
+}
+
+export interface Recorded {
+  payout: PayoutView;
+  /** Set when the payout failed transiently: wait this long before claiming again. */
+  retryAfterMs: number | null;
+}
+
+/** Releases a claim that did not pay the vendor: `failed` with a durable backoff, or `parked` once
+ * the attempt limit is reached. `newKey` only after a definitive answer from the provider. */
+async function releaseNotPaid(tx: Tx, payout: PayoutView, policy: RecordingPolicy, opts: { lastCode: string | null; newKey: boolean }): Promise<number | null> {
+  const capReached = payout.attempts >= payout.attemptLimit;
+  const delay = capReached ? null : retryDelayMs(payout.attempts, policy);
+  await transition(tx, payout, { type: 'not_paid_retry', capReached }, {
+    last_code: opts.lastCode ?? payout.lastCode,
+    idempotency_key: opts.newKey ? freshIdempotencyKey() : payout.idempotencyKey,
+    next_attempt_at: delay === null ? null : new Date(Date.now() + delay),
+  });
+  return delay;
+}
+
+/** The answer to createTransfer for claim `attemptNo`, classified (design.md §6). */
+export async function recordTransferOutcome(db: Db, input: {
+  payoutId: string; attemptNo: number; idempotencyKey: string; outcome: MoneyOutcome<RzpTransfer>; runId: string; policy: RecordingPolicy;
+}): Promise<Recorded> {
+  return inTransaction(db, async (tx) => {
+    const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
+    const stillOurs = payout.status === 'processing' && payout.attempts === input.attemptNo;
+    let retryAfterMs: number | null = null;
+    if (stillOurs) {
+      const base = { payoutId: payout.id, attemptNo: input.attemptNo, idempotencyKey: input.idempotencyKey, runId: input.runId };
+      const outcome = input.outcome;
+      if (outcome.type === 'accepted') {
+        await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: outcome.entity.id, raw: outcome.entity });
+        await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: outcome.entity.id, last_code: null });
+      } else if (outcome.type === 'rejected') {
+        const code = outcome.error.code;
+        await insertAttempt(tx, { ...base, outcome: 'rejected', providerCode: code || null, raw: outcome });
+        if (!code) {
+          // A rejection without a provider code is a bug in the adapter or the provider: a human decides.
+          logger.error({ err: outcome, payoutId: payout.id }, 'transfer rejected without a provider error code');
+          await transition(tx, payout, { type: 'needs_review' }, { last_code: 'REJECTED_WITHOUT_CODE' });
+        } else if (classifyRejection(code) === 'transient') {
+          retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: code, newKey: true });
+        } else {
+          await transition(tx, payout, { type: 'permanent_rejection' }, { last_code: code, idempotency_key: freshIdempotencyKey() });
+        }
+      } else {
+        // Unknown is not a status: the row stays `processing` and the resolver asks the provider.
+        await insertAttempt(tx, { ...base, outcome: 'unknown', providerCode: outcome.reason, raw: outcome });
+      }
+    }
+    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs };
+  });
+}
+
+/** The resolver's finding for a `processing` payout. `ask_again` changes nothing. */
+export async function recordResolution(db: Db, input: {
+  payoutId: string; resolution: Resolution; runId: string; policy: RecordingPolicy;
+}): Promise<Recorded> {
+  return inTransaction(db, async (tx) => {
+    const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
+    let retryAfterMs: number | null = null;
+    const r = input.resolution;
+    if (payout.status === 'processing' && r.kind !== 'ask_again') {
+      const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: input.runId };
+      if (r.kind === 'found_alive') {
+        await insertAttempt(tx, { ...base, outcome: 'recovered', providerTransferId: r.transfer.id, raw: r.transfer });
+        await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: r.transfer.id });
+      } else if (r.kind === 'found_failed') {
+        // The provider remembers this key with a failed transfer: the next try needs a new key.
+        await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerTransferId: r.transfer.id, providerCode: r.transfer.error.code, raw: r.transfer });
+        retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: r.transfer.error.code ?? `TRANSFER_${r.transfer.status.toUpperCase()}`, newKey: true });
+      } else if (r.kind === 'nothing_found') {
+        // Not a definitive answer from the provider: keep the key, it may still hold the first request.
+        await insertAttempt(tx, { ...base, outcome: 'not_found' });
+        retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: null, newKey: false });
+      } else {
+        logger.error({ payoutId: payout.id, reason: r.reason }, 'payout needs review: ambiguous provider evidence');
+        await transition(tx, payout, { type: 'needs_review' }, { last_code: 'AMBIGUOUS_PROVIDER_EVIDENCE' });
+      }
+    }
+    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs };
+  });
+}
+
+/** Settlement evidence for an accepted payout, from a webhook (inside its transaction) or a fetch:
+ * processed → `settled`; failed/reversed → not paid, retried with a new key. Anything else, or a row
+ * that is not waiting for this transfer, changes nothing. Returns the payout touched, if any. */
+export async function applyTransferEvidence(tx: Tx, input: { transfer: RzpTransfer; source: string; runId?: string | null; policy: RecordingPolicy }): Promise<PayoutView | null> {
+  const { rows } = await tx.query<{ id: string }>('SELECT id FROM payouts WHERE provider_transfer_id = $1', [input.transfer.id]);
+  if (!rows[0]) return null;
+  const payout = await lockPayout(tx, rows[0].id, input.policy.attemptCap);
+  if (payout.status !== 'accepted') return payout;
+  const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: input.runId ?? null, providerTransferId: input.transfer.id };
+  if (input.transfer.status === 'processed') {
+    await insertAttempt(tx, { ...base, outcome: 'settled', raw: { source: input.source, transfer: input.transfer } });
+    await transition(tx, payout, { type: 'settlement_confirmed' }, { settled_at: new Date() });
+  } else if (input.transfer.status === 'failed' || input.transfer.status === 'reversed') {
+    await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerCode: input.transfer.error.code, raw: { source: input.source, transfer: input.transfer } });
+    await releaseNotPaid(tx, payout, input.policy, { lastCode: input.transfer.error.code ?? `TRANSFER_${input.transfer.status.toUpperCase()}`, newKey: true });
+  }
+  return lockPayout(tx, payout.id, input.policy.attemptCap);
+}

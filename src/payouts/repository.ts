@@ -1,0 +1,213 @@
+/** PostgreSQL side of payouts: reading a payout, the claim, recording outcomes, settlement and the
+ * human decisions. Every status change is a compare-and-swap whose allowed "from" set comes from the
+ * state machine; every outcome is an append-only payout_attempts row written in the same transaction.
+ * Functions are idempotent so the database activities that call them may be retried. */
+import { randomUUID } from 'node:crypto';
+import type { PayoutStatus, PayoutView } from '../contracts/payout';
+import { inTransaction, type Db, type Tx } from '../db/pool';
+import { routeFor, type PaymentMethod, type Route, type SettlementMode } from '../domain/routing';
+import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
+
+type Queryable = Db | Tx;
+
+export const PAYOUT_ATTEMPT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'recovered', 'not_found', 'settled', 'failed_after_accept'] as const;
+export type AttemptOutcome = (typeof PAYOUT_ATTEMPT_OUTCOMES)[number];
+
+/** A new idempotency key after a definitive rejection (Razorpay: 4–36 characters). */
+export function freshIdempotencyKey(): string {
+  return randomUUID();
+}
+
+interface PayoutRow {
+  id: string; order_id: string; vendor_id: string; linked_account_id: string; amount_paise: number;
+  status: PayoutStatus; attempts: number; attempt_limit: number | null; claimed_at: Date | null;
+  idempotency_key: string; provider_transfer_id: string | null; last_code: string | null;
+  external_reference: string | null; next_attempt_at: Date | null;
+}
+
+function toView(row: PayoutRow, attemptCap: number): PayoutView {
+  return {
+    id: row.id,
+    orderId: row.order_id,
+    vendorId: row.vendor_id,
+    linkedAccountId: row.linked_account_id,
+    amountPaise: row.amount_paise,
+    status: row.status,
+    attempts: row.attempts,
+    attemptLimit: row.attempt_limit ?? attemptCap,
+    claimedAt: row.claimed_at ? row.claimed_at.toISOString() : null,
+    idempotencyKey: row.idempotency_key,
+    providerTransferId: row.provider_transfer_id,
+    lastCode: row.last_code,
+    externalReference: row.external_reference,
+    nextAttemptAt: row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
+  };
+}
+
+export async function findPayoutByOrder(db: Queryable, orderId: string, attemptCap: number): Promise<PayoutView | null> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1', [orderId]);
+  return rows[0] ? toView(rows[0], attemptCap) : null;
+}
+
+export async function findPayoutById(db: Queryable, payoutId: string, attemptCap: number): Promise<PayoutView | null> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1', [payoutId]);
+  return rows[0] ? toView(rows[0], attemptCap) : null;
+}
+
+export async function lockPayout(tx: Tx, payoutId: string, attemptCap: number): Promise<PayoutView> {
+  const { rows } = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1 FOR UPDATE', [payoutId]);
+  if (!rows[0]) throw new Error(`payout ${payoutId} does not exist`);
+  return toView(rows[0], attemptCap);
+}
+
+export async function insertAttempt(tx: Tx, a: {
+  payoutId: string; attemptNo: number; idempotencyKey: string; outcome: AttemptOutcome;
+  providerCode?: string | null; providerTransferId?: string | null; raw?: unknown; runId?: string | null;
+}): Promise<void> {
+  await tx.query(
+    `INSERT INTO payout_attempts (payout_id, attempt_no, idempotency_key, outcome, provider_code, provider_transfer_id, raw, workflow_run_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (payout_id, attempt_no, outcome) DO NOTHING`,
+    [a.payoutId, a.attemptNo, a.idempotencyKey, a.outcome, a.providerCode ?? null, a.providerTransferId ?? null,
+      a.raw === undefined ? null : JSON.stringify(a.raw), a.runId ?? null],
+  );
+}
+
+/** Compare-and-swap of the status through the state machine; returns false when the row had moved on. */
+export async function transition(tx: Tx, view: PayoutView, event: PayoutEvent, set: Record<string, unknown> = {}): Promise<PayoutStatus | null> {
+  if (!statusesAllowing(event).includes(view.status)) return null;
+  const to = requireNextStatus(view.status, event);
+  const columns = Object.keys(set);
+  const assignments = columns.map((c, i) => `${c} = $${i + 3}`);
+  const { rowCount } = await tx.query(
+    `UPDATE payouts SET status = $2, updated_at = now()${assignments.length ? ', ' + assignments.join(', ') : ''}
+     WHERE id = $1 AND status = $${columns.length + 3}`,
+    [view.id, to, ...columns.map((c) => set[c]), view.status],
+  );
+  return rowCount === 1 ? to : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fire time: routing, kill switch and the claim, in one transaction.
+
+interface PayableOrderRow {
+  order_status: string; employer_id: string; vendor_id: string; payment_method: PaymentMethod;
+  subsidy_paise: number; commission_paise: number; vendor_net_paise: number;
+  settlement_mode: SettlementMode; vendor_account: string | null;
+}
+
+async function lockPayableOrder(tx: Tx, orderId: string): Promise<PayableOrderRow | null> {
+  const { rows } = await tx.query<PayableOrderRow>(
+    `SELECT o.status AS order_status, o.employer_id, o.vendor_id, o.payment_method, o.subsidy_paise,
+            o.commission_paise, o.vendor_net_paise, ev.settlement_mode, v.linked_account_id AS vendor_account
+     FROM orders o
+     JOIN vendors v ON v.id = o.vendor_id
+     LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
+     WHERE o.id = $1 FOR SHARE OF o`,
+    [orderId],
+  );
+  const row = rows[0];
+  if (row) row.settlement_mode ??= 'platform_transfer';
+  return row ?? null;
+}
+
+function routeOf(order: PayableOrderRow): Route {
+  return routeFor({
+    settlementMode: order.settlement_mode,
+    paymentMethod: order.payment_method,
+    subsidyPaise: order.subsidy_paise,
+    commissionPaise: order.commission_paise,
+    vendorNetPaise: order.vendor_net_paise,
+    linkedAccountId: order.vendor_account,
+  });
+}
+
+function ledgerRouteName(route: Route): string {
+  switch (route.kind) {
+    case 'offline_ledger': return route.reason;
+    case 'corporate_direct': return 'corporate_direct';
+    case 'split': return 'split';
+    case 'direct_transfer': return 'direct_transfer';
+  }
+}
+
+/** What the vendor is owed outside a direct transfer; idempotent (one row per order). Every order
+ * has its offline-ledger amount so transfers can be switched off without a backfill. */
+async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRow, route: Route): Promise<void> {
+  const ledgerAmount = route.kind === 'offline_ledger' ? route.amountPaise : order.vendor_net_paise;
+  await tx.query(
+    `INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`,
+    [orderId, order.employer_id, order.vendor_id, ledgerAmount, ledgerRouteName(route)],
+  );
+  if (route.kind === 'corporate_direct') {
+    await tx.query(
+      `INSERT INTO vendor_obligations (order_id, employer_id, vendor_id, amount_paise)
+       VALUES ($1, $2, $3, $4) ON CONFLICT (order_id) DO NOTHING`,
+      [orderId, order.employer_id, order.vendor_id, route.amountPaise],
+    );
+  }
+}
+
+export type ClaimResult =
+  | { kind: 'claimed'; payout: PayoutView }
+  | { kind: 'lost'; statusSeen: PayoutStatus | null }
+  | { kind: 'paused'; payout: PayoutView }
+  | { kind: 'no_transfer'; reason: string; payout: PayoutView | null };
+
+export async function transfersPaused(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1');
+  return rows[0]?.paused ?? false;
+}
+
+/** Claims the order's payout for one transfer attempt: routes it at fire time (a payout that no longer
+ * goes by direct transfer becomes `rerouted`), honours the kill switch, then compare-and-swaps
+ * `pending|failed → processing` with `attempts < limit`. Zero rows is a lost claim, recorded once per run. */
+export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string }): Promise<ClaimResult> {
+  return inTransaction(db, async (tx) => {
+    const order = await lockPayableOrder(tx, orderId);
+    if (!order || order.order_status !== 'paid') return { kind: 'no_transfer', reason: `order is ${order?.order_status ?? 'missing'}`, payout: null };
+    const route = routeOf(order);
+    const existing = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId]);
+    let payout = existing.rows[0] ? toView(existing.rows[0], opts.attemptCap) : null;
+
+    if (route.kind !== 'direct_transfer') {
+      await recordOfflineOwing(tx, orderId, order, route);
+      if (payout && (await transition(tx, payout, { type: 'reroute' }))) {
+        payout = await lockPayout(tx, payout.id, opts.attemptCap);
+      }
+      return { kind: 'no_transfer', reason: `route ${ledgerRouteName(route)}`, payout };
+    }
+    if (!payout) {
+      // Money in normally writes this row when the order is paid; a route that changed to direct
+      // transfer since then gets its row here. The payout id is also the first idempotency key.
+      const id = randomUUID();
+      await tx.query(
+        `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, idempotency_key)
+         VALUES ($1, $2, $3, $4, $5, $1) ON CONFLICT (order_id) DO NOTHING`,
+        [id, orderId, order.vendor_id, route.linkedAccountId, route.amountPaise],
+      );
+      await recordOfflineOwing(tx, orderId, order, route);
+      payout = toView((await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId])).rows[0]!, opts.attemptCap);
+    }
+    const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
+    const claimable = statusesAllowing({ type: 'claim' }).includes(payout.status) && payout.attempts < payout.attemptLimit;
+    if (claimable && sw[0]?.paused) return { kind: 'paused', payout };
+    const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
+      attempts: payout.attempts + 1,
+      linked_account_id: route.linkedAccountId,
+      next_attempt_at: null,
+    }));
+    if (!claimed) {
+      await tx.query(
+        `INSERT INTO payout_lost_claims (workflow_run_id, order_id, status_seen) VALUES ($1, $2, $3)
+         ON CONFLICT (workflow_run_id) DO NOTHING`,
+        [opts.runId, orderId, payout.status],
+      );
+      return { kind: 'lost', statusSeen: payout.status };
+    }
+    // claimed_at comes from the database clock so every claim is compared on one clock.
+    await tx.query('UPDATE payouts SET claimed_at = now() WHERE id = $1', [payout.id]);
+    return { kind: 'claimed', payout: await lockPayout(tx, payout.id, opts.attemptCap) };
+  });
+}

@@ -1,0 +1,55 @@
+/** What the provider's own ledger says about a payout whose transfer outcome we do not know.
+ * Pure: the resolver activity lists the transfers around the claim and asks this function. */
+import type { RzpTransfer } from '../gateway/types';
+
+/** The listing window around `claimed_at` (design.md §6). */
+export const RESOLVER_WINDOW_BEFORE_MS = 5 * 60_000;
+export const RESOLVER_WINDOW_AFTER_MS = 15 * 60_000;
+
+export type Resolution =
+  /** A live transfer carries our note: it is ours, do not pay again. */
+  | { kind: 'found_alive'; transfer: RzpTransfer }
+  /** Our transfer exists but failed or was reversed: the vendor is not paid. */
+  | { kind: 'found_failed'; transfer: RzpTransfer }
+  /** Nothing carries our note, and no request of ours can still be in flight. */
+  | { kind: 'nothing_found' }
+  /** Nothing yet, but a request of ours may still be in flight: ask again later, do nothing else. */
+  | { kind: 'ask_again' }
+  /** Evidence a machine should not decide on (two live transfers, wrong amount or account). */
+  | { kind: 'ambiguous'; reason: string };
+
+const ALIVE: ReadonlySet<RzpTransfer['status']> = new Set(['created', 'pending', 'processed']);
+const NOT_PAID: ReadonlySet<RzpTransfer['status']> = new Set(['failed', 'reversed']);
+
+export function transactionIdOf(transfer: Pick<RzpTransfer, 'notes'>): string | null {
+  const notes = transfer.notes;
+  if (Array.isArray(notes)) return null; // Razorpay serialises empty notes as []
+  return typeof notes.transaction_id === 'string' ? notes.transaction_id : null;
+}
+
+export function decideResolution(input: {
+  payoutId: string;
+  amountPaise: number;
+  linkedAccountId: string;
+  transfers: readonly RzpTransfer[];
+  /** How long ago the current claim was taken. */
+  claimAgeMs: number;
+  /** Until the claim is this old, a request of ours may still reach the provider. */
+  inFlightHorizonMs: number;
+}): Resolution {
+  const ours = input.transfers.filter((t) => transactionIdOf(t) === input.payoutId);
+  const alive = ours.filter((t) => ALIVE.has(t.status));
+  if (alive.length > 1) return { kind: 'ambiguous', reason: `${alive.length} live transfers carry this payout's note` };
+  const [live] = alive;
+  if (live) {
+    if (live.amount !== input.amountPaise || live.recipient !== input.linkedAccountId) {
+      return { kind: 'ambiguous', reason: `transfer ${live.id} is ${live.amount} paise to ${live.recipient}, expected ${input.amountPaise} to ${input.linkedAccountId}` };
+    }
+    return { kind: 'found_alive', transfer: live };
+  }
+  const partial = ours.find((t) => !NOT_PAID.has(t.status));
+  if (partial) return { kind: 'ambiguous', reason: `transfer ${partial.id} is ${partial.status}` };
+  const failed = ours[ours.length - 1];
+  if (failed) return { kind: 'found_failed', transfer: failed };
+  return input.claimAgeMs < input.inFlightHorizonMs ? { kind: 'ask_again' } : { kind: 'nothing_found' };
+}

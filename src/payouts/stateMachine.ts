@@ -1,0 +1,77 @@
+/** The payout state machine (design.md §5) as a closed union and one pure transition function.
+ * Every status change in the database goes through `nextStatus`, and its compare-and-swap
+ * `WHERE status = ANY(…)` comes from `statusesAllowing`, so the table below is the only truth. */
+import type { PayoutStatus } from '../contracts/payout';
+
+export type PayoutEvent =
+  /** The run takes the row to send a transfer. */
+  | { type: 'claim' }
+  /** At fire time the order no longer goes by direct transfer (settlement mode changed…). */
+  | { type: 'reroute' }
+  /** The provider took the transfer (2xx), or the resolver found it under our note. */
+  | { type: 'transfer_accepted' }
+  /** Not paid, and worth trying again: transient rejection, nothing found, failed after acceptance. */
+  | { type: 'not_paid_retry'; capReached: boolean }
+  /** A rejection that retrying cannot fix (suspended account, invalid account, fees > amount…). */
+  | { type: 'permanent_rejection' }
+  /** Something only a human can decide (ambiguous provider evidence). */
+  | { type: 'needs_review' }
+  /** Settlement evidence: transfer.processed webhook or a provider fetch that says processed. */
+  | { type: 'settlement_confirmed' }
+  | { type: 'ops_retry' }
+  | { type: 'ops_mark_paid_externally' }
+  | { type: 'ops_cancel' };
+
+export type PayoutEventType = PayoutEvent['type'];
+
+const TERMINAL: ReadonlySet<PayoutStatus> = new Set(['settled', 'cancelled', 'rerouted']);
+const HUMAN_QUEUE: ReadonlySet<PayoutStatus> = new Set(['parked', 'review']);
+
+export function isTerminal(status: PayoutStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+export function awaitsHuman(status: PayoutStatus): boolean {
+  return HUMAN_QUEUE.has(status);
+}
+
+/** The status after `event`, or null when the event is not allowed from `from`. */
+export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus | null {
+  switch (event.type) {
+    case 'claim':
+      return from === 'pending' || from === 'failed' ? 'processing' : null;
+    case 'reroute':
+      return from === 'pending' || from === 'failed' ? 'rerouted' : null;
+    case 'transfer_accepted':
+      return from === 'processing' ? 'accepted' : null;
+    case 'not_paid_retry':
+      // A transfer that failed after acceptance is not paid either; the cap still applies.
+      return from === 'processing' || from === 'accepted' ? (event.capReached ? 'parked' : 'failed') : null;
+    case 'permanent_rejection':
+      return from === 'processing' ? 'parked' : null;
+    case 'needs_review':
+      return from === 'processing' || from === 'accepted' ? 'review' : null;
+    case 'settlement_confirmed':
+      return from === 'accepted' ? 'settled' : null;
+    case 'ops_retry':
+      return HUMAN_QUEUE.has(from) ? 'pending' : null;
+    case 'ops_mark_paid_externally':
+      return HUMAN_QUEUE.has(from) ? 'settled' : null;
+    case 'ops_cancel':
+      return HUMAN_QUEUE.has(from) ? 'cancelled' : null;
+  }
+}
+
+const ALL: readonly PayoutStatus[] = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted'];
+
+/** The statuses from which `event` is allowed (the compare-and-swap set). */
+export function statusesAllowing(event: PayoutEvent): PayoutStatus[] {
+  return ALL.filter((s) => nextStatus(s, event) !== null);
+}
+
+/** Like nextStatus, but an illegal transition is a bug and says so. */
+export function requireNextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus {
+  const to = nextStatus(from, event);
+  if (!to) throw new Error(`payout transition ${event.type} is not allowed from ${from}`);
+  return to;
+}

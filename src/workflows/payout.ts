@@ -1,0 +1,142 @@
+/** payoutWorkflow, id `payout-<orderId>`: pays a vendor its net for one order at most once and, unless
+ * a human decides otherwise, at least once. The story: resolve if a claim is stale → claim (routing
+ * and kill switch at fire time) → transfer → classify and record → wait for settlement; failures go
+ * round again after a durable backoff, and parked/review payouts wait for an ops decision. */
+import {
+  ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { PayoutActivities, TransferRequest } from '../activities/payout';
+import {
+  opsDecisionSignal, payoutStateQuery, transferEvidenceSignal,
+  type PayoutPolicy, type PayoutStepLog, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult,
+} from '../contracts/payout';
+import { PayoutStatusAttr, VendorIdAttr } from '../contracts/searchAttributes';
+import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
+
+/** Idempotent database steps: safe to retry. */
+const databaseCall = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
+} as const;
+
+/** The money-moving call is never retried by Temporal: a retry is a decision of the workflow. */
+function moneyMovingCall(policy: PayoutPolicy) {
+  return { startToCloseTimeout: policy.transferTimeoutMs, retry: { maximumAttempts: 1 } };
+}
+
+const payouts = proxyActivities<PayoutActivities>(databaseCall);
+const MAX_STEP_LOG = 50;
+
+export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
+  const { orderId } = input;
+  let payout: PayoutView | null = null;
+  const steps: PayoutStepLog[] = [];
+  let settlementEvidence = false;
+  let opsDecision = false;
+
+  const note = (step: string, detail: string) => {
+    steps.push({ step, detail });
+    if (steps.length > MAX_STEP_LOG) steps.shift();
+  };
+  let published = '';
+  const publish = (view: PayoutView | null) => {
+    payout = view;
+    if (!view || published === `${view.status}/${view.vendorId}`) return;
+    published = `${view.status}/${view.vendorId}`;
+    upsertSearchAttributes([{ key: PayoutStatusAttr, value: view.status }, { key: VendorIdAttr, value: view.vendorId }]);
+  };
+
+  setHandler(payoutStateQuery, () => ({ orderId, payout, steps }));
+  setHandler(transferEvidenceSignal, (e) => { settlementEvidence = true; note('evidence', `${e.event} ${e.transferId}`); });
+  setHandler(opsDecisionSignal, (d) => { opsDecision = true; note('ops', `${d.action} by ${d.actor}`); });
+
+  const policy = await payouts.readPayoutPolicy();
+  const { sendDirectTransfer } = proxyActivities<PayoutActivities>(moneyMovingCall(policy));
+
+  /** Sends the claimed transfer once; a failed activity (timeout, dead worker) is an unknown outcome. */
+  async function transfer(claimed: PayoutView): Promise<PayoutView> {
+    const req: TransferRequest = {
+      payoutId: claimed.id, orderId, linkedAccountId: claimed.linkedAccountId, amountPaise: claimed.amountPaise,
+      idempotencyKey: claimed.idempotencyKey, attemptNo: claimed.attempts,
+    };
+    let outcome: MoneyOutcome<RzpTransfer>;
+    try {
+      outcome = await sendDirectTransfer(req);
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      outcome = { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `createTransfer activity failed: ${err.cause?.message ?? err.message}` };
+    }
+    note('transfer', outcome.type === 'accepted' ? `accepted ${outcome.entity.id}` : outcome.type === 'rejected' ? `rejected ${outcome.error.code}` : `unknown ${outcome.reason}`);
+    return (await payouts.recordTransferOutcome(req, outcome)).payout;
+  }
+
+  /** A `processing` row with no answer: ask the provider's ledger, never release without asking. */
+  async function resolveUnknownTransfer(current: PayoutView): Promise<PayoutView> {
+    for (;;) {
+      const found = await payouts.resolveUnknownTransfer(current.id);
+      note('resolve', found.resolution);
+      if (found.resolution !== 'ask_again') return found.payout;
+      await sleep(policy.resolverRetryMs);
+    }
+  }
+
+  /** Accepted is not settled: wait for the webhook's signal, or poll the transfer on a durable timer. */
+  async function awaitSettlement(current: PayoutView): Promise<PayoutView> {
+    for (;;) {
+      await condition(() => settlementEvidence, policy.settlementPollMs);
+      settlementEvidence = false;
+      const view = await payouts.checkSettlement(current.id);
+      if (view.status !== 'accepted') return view;
+    }
+  }
+
+  /** Parked or review: only ops can move it. Re-read now and then in case a signal was lost. */
+  async function awaitHumanDecision(): Promise<PayoutView | null> {
+    await condition(() => opsDecision, policy.humanRecheckMs);
+    opsDecision = false;
+    return payouts.readPayout(orderId);
+  }
+
+  async function waitForNextAttempt(current: PayoutView | null): Promise<void> {
+    const due = current?.nextAttemptAt ? Date.parse(current.nextAttemptAt) - Date.now() : 0;
+    if (due > 0) {
+      note('backoff', `${due} ms`);
+      await sleep(due);
+    }
+  }
+
+  publish(await payouts.readPayout(orderId));
+  for (;;) {
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof payoutWorkflow>(input);
+    // Read through a cast: TypeScript cannot see that `publish` (a closure) assigns `payout`.
+    const current = payout as PayoutView | null;
+    switch (current?.status ?? 'pending') {
+      case 'pending':
+      case 'failed': {
+        await waitForNextAttempt(current);
+        const claim = await payouts.claimPayout(orderId);
+        note('claim', claim.kind);
+        if (claim.kind === 'no_transfer') { publish(claim.payout); return { kind: 'no_transfer', orderId, reason: claim.reason }; }
+        if (claim.kind === 'paused') return { kind: 'paused', orderId };
+        if (claim.kind === 'lost') return { kind: 'lost_claim', orderId, statusSeen: claim.statusSeen };
+        publish(claim.payout);
+        publish(await transfer(claim.payout));
+        break;
+      }
+      case 'processing':
+        publish(await resolveUnknownTransfer(current!));
+        break;
+      case 'accepted':
+        publish(await awaitSettlement(current!));
+        break;
+      case 'parked':
+      case 'review':
+        publish(await awaitHumanDecision());
+        break;
+      case 'settled':
+      case 'cancelled':
+      case 'rerouted':
+        return { kind: 'finished', orderId, payoutId: current!.id, status: current!.status, attempts: current!.attempts };
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/** payoutSweepWorkflow: run by the `payout-sweep` Schedule (overlap SKIP). Walks due payouts in
+ * batches and (re)starts their payout workflows; does nothing while transfers are paused. */
+import { proxyActivities } from '@temporalio/workflow';
+import type { DuePayoutBatch, PayoutSweepActivities } from '../activities/payoutSweep';
+import type { PayoutSweepInput, PayoutSweepResult } from '../contracts/sweep';
+
+const { startDuePayouts } = proxyActivities<PayoutSweepActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+export async function payoutSweepWorkflow(input: PayoutSweepInput = {}): Promise<PayoutSweepResult> {
+  const batchSize = input.batchSize ?? 100;
+  const result: PayoutSweepResult = { paused: false, examined: 0, started: 0, batches: 0 };
+  let afterOrderId: string | null = null;
+  for (;;) {
+    const batch: DuePayoutBatch = await startDuePayouts({ afterOrderId, limit: batchSize });
+    if (batch.paused) return { ...result, paused: true };
+    result.batches += 1;
+    result.examined += batch.examined;
+    result.started += batch.started;
+    if (batch.examined < batchSize || !batch.lastOrderId) return result;
+    afterOrderId = batch.lastOrderId;
+  }
+}

@@ -1,0 +1,108 @@
+import { PAYOUT_START_POLICIES, PAYOUT_STATUSES, payoutWorkflowId } from '../../src/contracts/payout';
+import type { RzpTransfer } from '../../src/gateway/types';
+import { classifyRejection, retryDelayMs } from '../../src/payouts/rejection';
+import { decideResolution } from '../../src/payouts/resolution';
+import { isTerminal, nextStatus, statusesAllowing, type PayoutEvent } from '../../src/payouts/stateMachine';
+
+describe('payout workflow id and start policies', () => {
+  test('when an order id is given, then the workflow id is payout-<orderId>', () => {
+    expect(payoutWorkflowId('ord_123')).toBe('payout-ord_123');
+  });
+  test('when a payout run is started, then one live run per id and no run after a completed one', () => {
+    expect(PAYOUT_START_POLICIES).toEqual({ workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' });
+  });
+});
+
+describe('payout state machine', () => {
+  const cases: Array<[string, PayoutEvent, string | null]> = [
+    ['pending', { type: 'claim' }, 'processing'],
+    ['failed', { type: 'claim' }, 'processing'],
+    ['processing', { type: 'claim' }, null],
+    ['accepted', { type: 'claim' }, null],
+    ['settled', { type: 'claim' }, null],
+    ['parked', { type: 'claim' }, null],
+    ['processing', { type: 'transfer_accepted' }, 'accepted'],
+    ['processing', { type: 'not_paid_retry', capReached: false }, 'failed'],
+    ['processing', { type: 'not_paid_retry', capReached: true }, 'parked'],
+    ['accepted', { type: 'not_paid_retry', capReached: false }, 'failed'],
+    ['processing', { type: 'permanent_rejection' }, 'parked'],
+    ['accepted', { type: 'settlement_confirmed' }, 'settled'],
+    ['processing', { type: 'settlement_confirmed' }, null],
+    ['pending', { type: 'settlement_confirmed' }, null],
+    ['pending', { type: 'reroute' }, 'rerouted'],
+    ['accepted', { type: 'reroute' }, null],
+    ['parked', { type: 'ops_retry' }, 'pending'],
+    ['review', { type: 'ops_mark_paid_externally' }, 'settled'],
+    ['parked', { type: 'ops_cancel' }, 'cancelled'],
+    ['accepted', { type: 'ops_cancel' }, null],
+    ['processing', { type: 'ops_mark_paid_externally' }, null],
+  ];
+  test.each(cases)('when a %s payout gets %o, then it becomes %s', (from, event, to) => {
+    expect(nextStatus(from as never, event)).toBe(to);
+  });
+
+  test('when a payout is settled, cancelled or rerouted, then no event moves it', () => {
+    const events: PayoutEvent[] = [{ type: 'claim' }, { type: 'reroute' }, { type: 'transfer_accepted' }, { type: 'not_paid_retry', capReached: false },
+      { type: 'permanent_rejection' }, { type: 'needs_review' }, { type: 'settlement_confirmed' }, { type: 'ops_retry' }, { type: 'ops_mark_paid_externally' }, { type: 'ops_cancel' }];
+    for (const status of PAYOUT_STATUSES.filter(isTerminal)) {
+      for (const event of events) expect(nextStatus(status, event)).toBeNull();
+    }
+    expect(PAYOUT_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'rerouted', 'settled']);
+  });
+
+  test('when the claim is compare-and-swapped, then only pending and failed rows match', () => {
+    expect(statusesAllowing({ type: 'claim' })).toEqual(['pending', 'failed']);
+    expect(statusesAllowing({ type: 'settlement_confirmed' })).toEqual(['accepted']);
+  });
+});
+
+describe('classifyRejection', () => {
+  test.each([
+    ['BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE', 'transient'],
+    ['BAD_REQUEST_NEGATIVE_BALANCE_BREACHED', 'transient'],
+    ['BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT', 'permanent'],
+    ['BAD_REQUEST_TRANSFER_ACCOUNT_NOT_ACTIVATED', 'permanent'],
+    ['BAD_REQUEST_TRANSFER_INVALID_ACCOUNT_ID', 'permanent'],
+    ['BAD_REQUEST_PAYMENT_FEES_GREATER_THAN_AMOUNT', 'permanent'],
+    ['SOMETHING_NEW_FROM_THE_PROVIDER', 'permanent'],
+  ])('when the provider rejects with %s, then it is %s', (code, kind) => {
+    expect(classifyRejection(code)).toBe(kind);
+  });
+
+  test('when transient failures repeat, then the backoff doubles up to its cap', () => {
+    const policy = { retryBackoffMs: 100, retryBackoffMaxMs: 500 };
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, policy))).toEqual([100, 200, 400, 500, 500]);
+  });
+});
+
+describe('decideResolution', () => {
+  const payoutId = '3f0d5e0c-1111-4b5e-9a1d-000000000001';
+  const base = { payoutId, amountPaise: 8100, linkedAccountId: 'acc_Vendor00000001', claimAgeMs: 600_000, inFlightHorizonMs: 120_000 };
+  const transfer = (over: Partial<RzpTransfer>): RzpTransfer => ({
+    id: 'trf_AAAAAAAAAAAAA1', entity: 'transfer', status: 'processed', source: 'acc_PlatformMeals01', recipient: 'acc_Vendor00000001',
+    amount: 8100, currency: 'INR', amount_reversed: 0, fees: 0, tax: 0, notes: { transaction_id: payoutId, order_id: 'o1' }, on_hold: false,
+    settlement_status: null, recipient_settlement_id: null, created_at: 1, processed_at: 1,
+    error: { code: null, description: null, reason: null, field: null, step: null }, ...over,
+  });
+
+  test('when a live transfer carries our note, then it is found and not paid again', () => {
+    const t = transfer({});
+    expect(decideResolution({ ...base, transfers: [transfer({ id: 'trf_other', notes: { transaction_id: 'x' } }), t] })).toEqual({ kind: 'found_alive', transfer: t });
+  });
+  test('when a pending transfer carries our note, then it is found alive', () => {
+    expect(decideResolution({ ...base, transfers: [transfer({ status: 'pending' })] }).kind).toBe('found_alive');
+  });
+  test('when only a failed transfer carries our note, then the vendor is not paid', () => {
+    expect(decideResolution({ ...base, transfers: [transfer({ status: 'failed' })] }).kind).toBe('found_failed');
+  });
+  test('when nothing carries our note and the claim is old, then nothing is found', () => {
+    expect(decideResolution({ ...base, transfers: [transfer({ notes: [] })] }).kind).toBe('nothing_found');
+  });
+  test('when nothing carries our note but a request may be in flight, then ask again', () => {
+    expect(decideResolution({ ...base, claimAgeMs: 1_000, transfers: [] }).kind).toBe('ask_again');
+  });
+  test('when two live transfers carry our note, or the amount differs, then a human reviews', () => {
+    expect(decideResolution({ ...base, transfers: [transfer({}), transfer({ id: 'trf_AAAAAAAAAAAAA2' })] }).kind).toBe('ambiguous');
+    expect(decideResolution({ ...base, transfers: [transfer({ amount: 8000 })] }).kind).toBe('ambiguous');
+  });
+});
