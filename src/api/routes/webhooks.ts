@@ -1,0 +1,22 @@
+/** POST /webhooks/razorpay. This scope parses every body as raw bytes: the signature is over the
+ * exact bytes Razorpay sent, never over re-serialised JSON. Effects are in src/moneyin/webhookEffects.ts. */
+import type { FastifyInstance } from 'fastify';
+import { receiveRazorpayWebhook } from '../../moneyin/receiveWebhook';
+import type { WebhookContext } from '../../moneyin/webhookEffects';
+
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+export async function webhookRoutes(app: FastifyInstance, ctx: WebhookContext): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.post('/webhooks/razorpay', async (request) => {
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const receipt = await receiveRazorpayWebhook(ctx, {
+      rawBody,
+      signature: header(request.headers['x-razorpay-signature']),
+      eventId: header(request.headers['x-razorpay-event-id']),
+    });
+    return { status: 'ok', ...receipt };
+  });
+}

@@ -1,0 +1,30 @@
+/** The payments we have seen, from webhooks, the browser callback or the sweep. Snapshots arrive
+ * twice and out of order, so a status only ever moves forward (a late `payment.failed` snapshot
+ * never undoes a capture; late authorisation moves failed → authorized → captured). */
+import type { Tx } from '../db/pool';
+import type { PaymentEntity } from './webhookEnvelope';
+
+export interface PaymentLink { orderId: string | null; topupId: string | null }
+
+export async function recordPayment(tx: Tx, payment: PaymentEntity, link: PaymentLink): Promise<void> {
+  await tx.query(
+    `INSERT INTO payments (id, gateway_order_id, order_id, topup_id, amount_paise, status, method, fee_paise, tax_paise, captured_at, raw)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $6 IN ('captured', 'refunded') THEN now() END, $10)
+     ON CONFLICT (id) DO UPDATE SET
+       status = CASE WHEN array_position($11::text[], EXCLUDED.status) > array_position($11::text[], payments.status)
+                     THEN EXCLUDED.status ELSE payments.status END,
+       raw = CASE WHEN array_position($11::text[], EXCLUDED.status) > array_position($11::text[], payments.status)
+                  THEN EXCLUDED.raw ELSE payments.raw END,
+       order_id = COALESCE(payments.order_id, EXCLUDED.order_id),
+       topup_id = COALESCE(payments.topup_id, EXCLUDED.topup_id),
+       fee_paise = COALESCE(EXCLUDED.fee_paise, payments.fee_paise),
+       tax_paise = COALESCE(EXCLUDED.tax_paise, payments.tax_paise),
+       captured_at = COALESCE(payments.captured_at, EXCLUDED.captured_at),
+       updated_at = now()`,
+    [payment.id, payment.order_id, link.orderId, link.topupId, payment.amount, payment.status, payment.method ?? null,
+      payment.fee ?? null, payment.tax ?? null, JSON.stringify(payment), PAYMENT_STATUS_ORDER],
+  );
+}
+
+/** The order in which a payment's status may advance. */
+const PAYMENT_STATUS_ORDER = ['created', 'failed', 'authorized', 'captured', 'refunded'];

@@ -1,0 +1,65 @@
+/** Wallet top-ups are money in: a Razorpay order (receipt = top-up id) whose captured payment
+ * credits the wallet exactly once — the status flip is the guard, the unique ledger entry the
+ * backstop. */
+import { AppError } from '../api/errors';
+import { inTransaction, type Tx } from '../db/pool';
+import { logger } from '../logger';
+import type { MoneyInDeps } from './deps';
+import { ensureGatewayOrder } from './gatewayOrders';
+import { newTopupId } from './ids';
+import { creditWallet, ensureWallet, type WalletOwner } from './wallets';
+
+export interface TopupView {
+  topupId: string; ownerKind: string; ownerId: string; amountPaise: number; status: string; gatewayOrderId: string | null;
+}
+
+export async function createTopup(deps: MoneyInDeps, req: WalletOwner & { amountPaise: number; clientReference: string | null }): Promise<{ topup: TopupView; created: boolean }> {
+  const { topupId, created } = await inTransaction(deps.db, async (tx) => {
+    if (req.ownerKind === 'employer') {
+      const { rowCount } = await tx.query('SELECT 1 FROM employers WHERE id = $1', [req.ownerId]);
+      if (!rowCount) throw new AppError(422, 'unknown_employer', `employer ${req.ownerId} does not exist`);
+    }
+    await ensureWallet(tx, req);
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO wallet_topups (id, owner_kind, owner_id, amount_paise, client_reference) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (client_reference) DO NOTHING RETURNING id`,
+      [newTopupId(), req.ownerKind, req.ownerId, req.amountPaise, req.clientReference],
+    );
+    if (inserted.rows[0]) return { topupId: inserted.rows[0].id, created: true };
+    const existing = await tx.query<{ id: string; owner_kind: string; owner_id: string; amount_paise: number }>(
+      'SELECT id, owner_kind, owner_id, amount_paise FROM wallet_topups WHERE client_reference = $1', [req.clientReference],
+    );
+    const row = existing.rows[0]!;
+    if (row.owner_kind !== req.ownerKind || row.owner_id !== req.ownerId || row.amount_paise !== req.amountPaise) {
+      throw new AppError(409, 'client_reference_reused', 'this client reference belongs to a different top-up');
+    }
+    return { topupId: row.id, created: false };
+  });
+  await ensureGatewayOrder(deps, { table: 'wallet_topups', id: topupId, amountPaise: req.amountPaise, notes: { topup_id: topupId } });
+  return { topup: (await topupView(deps, topupId))!, created };
+}
+
+export async function topupView(deps: Pick<MoneyInDeps, 'db'>, topupId: string): Promise<TopupView | null> {
+  const { rows } = await deps.db.query<{ id: string; owner_kind: string; owner_id: string; amount_paise: number; status: string; gateway_order_id: string | null }>(
+    'SELECT id, owner_kind, owner_id, amount_paise, status, gateway_order_id FROM wallet_topups WHERE id = $1', [topupId],
+  );
+  const t = rows[0];
+  return t ? { topupId: t.id, ownerKind: t.owner_kind, ownerId: t.owner_id, amountPaise: t.amount_paise, status: t.status, gatewayOrderId: t.gateway_order_id } : null;
+}
+
+/** Credits the top-up's wallet once; a second capture snapshot changes nothing. */
+export async function creditTopup(tx: Tx, topupId: string, capturedPaise: number): Promise<void> {
+  const { rows } = await tx.query<{ owner_kind: 'employer' | 'employee'; owner_id: string; amount_paise: number }>(
+    `UPDATE wallet_topups SET status = 'credited', credited_at = now()
+      WHERE id = $1 AND status IN ('pending', 'failed') AND amount_paise = $2
+      RETURNING owner_kind, owner_id, amount_paise`,
+    [topupId, capturedPaise],
+  );
+  const topup = rows[0];
+  if (topup) {
+    await creditWallet(tx, { ownerKind: topup.owner_kind, ownerId: topup.owner_id }, 'top_up', topup.amount_paise, topupId);
+    return;
+  }
+  const { rows: mismatch } = await tx.query<{ amount_paise: number }>(`SELECT amount_paise FROM wallet_topups WHERE id = $1 AND status <> 'credited'`, [topupId]);
+  if (mismatch[0]) logger.error({ topupId, expectedPaise: mismatch[0].amount_paise, capturedPaise }, 'top-up capture amount differs from the top-up: not credited');
+}

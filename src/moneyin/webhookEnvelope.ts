@@ -1,0 +1,62 @@
+/** The Razorpay webhook envelope and the entity snapshots money in reads from it, parsed with zod
+ * before anything is written (reference §4.2). Unknown extra fields are kept but not trusted. */
+import { z } from 'zod';
+
+const positivePaise = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const paiseOrNull = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable().optional();
+const notes = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional();
+
+export const paymentEntitySchema = z.looseObject({
+  id: z.string().regex(/^pay_[A-Za-z0-9]{14}$/),
+  entity: z.literal('payment'),
+  amount: positivePaise,
+  currency: z.string().length(3),
+  status: z.enum(['created', 'authorized', 'captured', 'refunded', 'failed']),
+  order_id: z.string().min(1).nullable(),
+  method: z.string().nullable().optional(),
+  fee: paiseOrNull,
+  tax: paiseOrNull,
+  notes,
+  created_at: z.number().int().nonnegative(),
+});
+export type PaymentEntity = z.infer<typeof paymentEntitySchema>;
+
+export const orderEntitySchema = z.looseObject({
+  id: z.string().min(1),
+  entity: z.literal('order'),
+  amount: positivePaise,
+  receipt: z.string().nullable().optional(),
+  status: z.string(),
+});
+
+export const refundEntitySchema = z.looseObject({
+  id: z.string().regex(/^rfnd_[A-Za-z0-9]{14}$/),
+  entity: z.literal('refund'),
+  amount: positivePaise,
+  payment_id: z.string().min(1),
+  receipt: z.string().nullable().optional(),
+  status: z.enum(['pending', 'processed', 'failed']),
+  notes,
+});
+export type RefundEntity = z.infer<typeof refundEntitySchema>;
+
+export const webhookEnvelopeSchema = z.object({
+  entity: z.literal('event'),
+  account_id: z.string().min(1),
+  event: z.string().min(1),
+  contains: z.array(z.string()),
+  payload: z.record(z.string(), z.object({ entity: z.record(z.string(), z.unknown()) })),
+  created_at: z.number().int().nonnegative(),
+});
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+
+/** Payloads of the events money in handles, keyed the way Razorpay's `contains` names them. */
+export const paymentPayloadSchema = z.object({ payment: z.object({ entity: paymentEntitySchema }) });
+export const orderPaidPayloadSchema = z.object({
+  payment: z.object({ entity: paymentEntitySchema }),
+  order: z.object({ entity: orderEntitySchema }),
+});
+export const refundPayloadSchema = z.object({ refund: z.object({ entity: refundEntitySchema }) });
+
+/** `x-razorpay-event-id`: unique per event, the dedupe key (there is no id inside the body). */
+export const eventIdSchema = z.string().min(1).max(100);
