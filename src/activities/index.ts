@@ -5,6 +5,8 @@ import type { Gateway } from '../gateway/types';
 import { createProbeActivities } from './probe';
 import { createPayoutActivities } from './payout';
 import { createPayoutSweepActivities } from './payoutSweep';
+import { createMoneyInSweepActivities } from './moneyinSweep';
+import type { PayoutStarter } from '../payouts/starter';
 
 export interface ActivityDeps {
   db: Db;
@@ -12,6 +14,8 @@ export interface ActivityDeps {
   config: Config;
   /** Injected so tests can move time; defaults to the wall clock. */
   now?: () => Date;
+  /** Money in: asks the payout layer to start after an order becomes paid (default: leave it for the sweep). */
+  payoutStarter?: PayoutStarter;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -19,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProbeActivities(deps),
     ...createPayoutActivities(deps),
     ...createPayoutSweepActivities(deps),
+    ...createMoneyInSweepActivities(deps),
   };
 }
 

@@ -6,6 +6,9 @@ import { logger } from '../logger';
 import { installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { opsPayoutRoutes } from './routes/opsPayouts';
+import { moneyInRoutes } from './routes/moneyin';
+import type { Gateway } from '../gateway/types';
+import type { PayoutStarter } from '../payouts/starter';
 import type { Client as TemporalClient } from '@temporalio/client';
 
 export interface ApiDeps {
@@ -13,6 +16,9 @@ export interface ApiDeps {
   db: Db;
   /** Signals payout runs from the ops routes (absent: decisions are committed and runs re-read them). */
   temporal?: TemporalClient;
+  /** Money in: the Razorpay adapter (default: built from config) and the payout seam (default: leave for the sweep). */
+  gateway?: Gateway;
+  payoutStarter?: PayoutStarter;
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -20,5 +26,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installErrorHandler(app);
   await app.register(async (scope) => healthRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
+  await app.register(async (scope) => moneyInRoutes(scope, deps));
   return app;
 }
