@@ -184,7 +184,7 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       const id = randomUUID();
       await tx.query(
         `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, idempotency_key)
-         VALUES ($1, $2, $3, $4, $5, $1) ON CONFLICT (order_id) DO NOTHING`,
+         VALUES ($1::uuid, $2, $3, $4, $5, $1::text) ON CONFLICT (order_id) DO NOTHING`,
         [id, orderId, order.vendor_id, route.linkedAccountId, route.amountPaise],
       );
       await recordOfflineOwing(tx, orderId, order, route);

@@ -1,0 +1,98 @@
+/** Routing at fire time, the claim's compare-and-swap and the kill switch, against real PostgreSQL
+ * and Temporal. No money moves here, so no gateway is wired: any call to it would fail the test. */
+import type { Client } from '@temporalio/client';
+import { loadConfig, type Config } from '../../src/config/config';
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import type { Db } from '../../src/db/pool';
+import { readPayoutCounters } from '../../src/payouts/counters';
+import { setTransfersPaused } from '../../src/payouts/killSwitch';
+import { claimPayout } from '../../src/payouts/repository';
+import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
+import { isolatedPool } from '../support/db';
+import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { payoutRow, seedPaidOrder } from './payoutSeed';
+
+describe('payouts: routing at fire time, claims and the kill switch (no money moves)', () => {
+  let db: Db;
+  let temporal: TestTemporal;
+  let config: Config;
+  let client: Client;
+
+  beforeAll(async () => {
+    ({ db } = await isolatedPool());
+    config = loadConfig({ ...process.env, PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_SETTLEMENT_POLL_MS: '500' });
+    temporal = await startTestWorker({ db, config, gateway: undefined as never });
+    client = temporal.client;
+  });
+  afterAll(async () => {
+    await temporal?.close();
+    await db?.end();
+  });
+
+  async function runPayout(orderId: string): Promise<PayoutWorkflowResult> {
+    await startPayoutWorkflow(client, temporal.taskQueue, orderId);
+    return client.workflow.getHandle(payoutWorkflowId(orderId)).result();
+  }
+
+  test('when orders are paid in cash, corporate_direct, manual_offline, without a linked account or below ₹1, then the right ledger/obligation rows are written and no transfer is attempted', async () => {
+    const cash = await seedPaidOrder(db, { linkedAccountId: 'acc_CashVendor0001', method: 'cash', totalPaise: 10_000, subsidyPaise: 1_000, commissionBps: 1_900 });
+    const corporate = await seedPaidOrder(db, { linkedAccountId: 'acc_CorpVendor0001', mode: 'corporate_direct' });
+    const manual = await seedPaidOrder(db, { linkedAccountId: 'acc_ManualVendor01', mode: 'manual_offline' });
+    const noAccount = await seedPaidOrder(db, { linkedAccountId: null });
+    const tiny = await seedPaidOrder(db, { linkedAccountId: 'acc_TinyVendor0001', totalPaise: 100, subsidyPaise: 99, commissionBps: 2_000 });
+
+    const results = await Promise.all([cash, corporate, manual, noAccount, tiny].map((o) => runPayout(o.orderId)));
+    expect(results.map((r) => r.kind)).toEqual(['no_transfer', 'no_transfer', 'no_transfer', 'no_transfer', 'no_transfer']);
+
+    const ledger = async (orderId: string) => (await db.query('SELECT amount_paise, route FROM offline_ledger WHERE order_id = $1', [orderId])).rows;
+    // Cash: the vendor holds ₹10 of customer cash; the platform owes subsidy − commission = 1000 − 1900 = −900 (the vendor owes).
+    expect(await ledger(cash.orderId)).toEqual([{ amount_paise: -900, route: 'cash' }]);
+    expect(await ledger(manual.orderId)).toEqual([{ amount_paise: 8_100, route: 'manual_offline' }]);
+    expect(await ledger(noAccount.orderId)).toEqual([{ amount_paise: 8_100, route: 'no_linked_account' }]);
+    expect(await ledger(tiny.orderId)).toEqual([{ amount_paise: 80, route: 'below_transfer_minimum' }]);
+    const obligations = await db.query('SELECT amount_paise FROM vendor_obligations WHERE order_id = $1', [corporate.orderId]);
+    expect(obligations.rows).toEqual([{ amount_paise: 8_100 }]);
+    const open = await db.query('SELECT order_id FROM offline_ledger_open WHERE order_id = ANY($1) ORDER BY order_id',
+      [[cash.orderId, corporate.orderId, manual.orderId, noAccount.orderId, tiny.orderId]]);
+    expect(open.rows.map((r) => r.order_id).sort()).toEqual([cash.orderId, manual.orderId, noAccount.orderId, tiny.orderId].sort());
+    const payouts = await db.query('SELECT count(*)::int AS n FROM payouts WHERE order_id = ANY($1)', [[cash.orderId, manual.orderId, noAccount.orderId, tiny.orderId, corporate.orderId]]);
+    expect(payouts.rows[0].n).toBe(0);
+  });
+
+  test('when the pair switched to manual_offline after the order became payable, then the pending payout is rerouted and its ledger entry reopens', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_SwitchVendor01' });
+    await db.query(`UPDATE employer_vendor SET settlement_mode = 'manual_offline' WHERE vendor_id = $1`, [order.vendorId]);
+    const result = await runPayout(order.orderId);
+    expect(result).toMatchObject({ kind: 'no_transfer' });
+    expect((await payoutRow(db, order.orderId))?.status).toBe('rerouted');
+    const open = await db.query('SELECT amount_paise FROM offline_ledger_open WHERE order_id = $1', [order.orderId]);
+    expect(open.rows).toEqual([{ amount_paise: 8_100 }]);
+  });
+
+  test('when 50 claims race for one pending payout, then exactly one wins and 49 lost claims are counted', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_RaceVendor0001' });
+    const before = await readPayoutCounters(db);
+    const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => claimPayout(db, order.orderId, { attemptCap: 5, runId: `race-${order.orderId}-${i}` })));
+    expect(claims.filter((c) => c.kind === 'claimed')).toHaveLength(1);
+    expect(claims.filter((c) => c.kind === 'lost')).toHaveLength(49);
+    const row = await payoutRow(db, order.orderId);
+    expect(row).toMatchObject({ status: 'processing', attempts: 1 });
+    expect((await readPayoutCounters(db)).lostClaims - before.lostClaims).toBe(49);
+    expect((await readPayoutCounters(db)).oldestProcessingAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  test('when direct transfers are paused, then the payout stays pending and nothing is claimed; the pause is audited', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_PausedVendor01' });
+    await setTransfersPaused(db, { paused: true, actor: 'admin:test', reason: 'bank incident' });
+    try {
+      expect(await runPayout(order.orderId)).toEqual({ kind: 'paused', orderId: order.orderId });
+      expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
+      const open = await db.query('SELECT amount_paise FROM offline_ledger_open WHERE order_id = $1', [order.orderId]);
+      expect(open.rows).toEqual([{ amount_paise: 8_100 }]);
+    } finally {
+      await setTransfersPaused(db, { paused: false, actor: 'admin:test', reason: 'incident over' });
+    }
+    const audit = await db.query(`SELECT action, reason FROM review_actions WHERE payout_id IS NULL ORDER BY id`);
+    expect(audit.rows).toEqual([{ action: 'pause_transfers', reason: 'bank incident' }, { action: 'resume_transfers', reason: 'incident over' }]);
+  });
+});

@@ -1,0 +1,77 @@
+/** Seeds paid orders and their payout rows straight into PostgreSQL, the way money in leaves them
+ * (issue 5 allows building the payout side on seeded rows), and reads back what payouts wrote. */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/pool';
+import { commissionPaise } from '../../src/domain/money';
+import { routeFor, type PaymentMethod, type SettlementMode } from '../../src/domain/routing';
+
+export interface SeededOrder {
+  orderId: string;
+  vendorId: string;
+  employerId: string;
+  payoutId: string | null;
+  vendorNetPaise: number;
+}
+
+export async function seedPaidOrder(db: Db, o: {
+  linkedAccountId: string | null;
+  totalPaise?: number; subsidyPaise?: number; commissionBps?: number;
+  method?: PaymentMethod; mode?: SettlementMode;
+  /** Write the pending payout row money in writes for a direct transfer (default: when routed so). */
+  withPayout?: boolean;
+}): Promise<SeededOrder> {
+  const tag = randomBytes(5).toString('hex');
+  const employerId = `emp_${tag}`;
+  const vendorId = `ven_${tag}`;
+  const orderId = `ord_${tag}`;
+  const total = o.totalPaise ?? 10_000;
+  const subsidy = o.subsidyPaise ?? 9_900;
+  const bps = o.commissionBps ?? 1_900;
+  const commission = commissionPaise(total, bps);
+  const net = total - commission;
+  const method = o.method ?? 'online';
+  const mode = o.mode ?? 'platform_transfer';
+  await db.query('INSERT INTO employers (id, name) VALUES ($1, $2)', [employerId, `Employer ${tag}`]);
+  await db.query('INSERT INTO vendors (id, name, linked_account_id) VALUES ($1, $2, $3)', [vendorId, `Vendor ${tag}`, o.linkedAccountId]);
+  await db.query('INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ($1, $2, $3, $4)', [employerId, vendorId, mode, bps]);
+  await db.query(
+    `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise,
+       commission_bps, commission_paise, vendor_net_paise, payment_method, status, paid_at)
+     VALUES ($1, $2, $3, $4, 'emp-1', $5, $6, $7, $8, $9, $10, $11, 'paid', now())`,
+    [orderId, `ref_${tag}`, employerId, vendorId, total, subsidy, total - subsidy, bps, commission, net, method],
+  );
+  const route = routeFor({ settlementMode: mode, paymentMethod: method, subsidyPaise: subsidy, commissionPaise: commission, vendorNetPaise: net, linkedAccountId: o.linkedAccountId });
+  let payoutId: string | null = null;
+  if (o.withPayout ?? route.kind === 'direct_transfer') {
+    payoutId = randomUUID();
+    await db.query(
+      `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, idempotency_key) VALUES ($1::uuid, $2, $3, $4, $5, $1::text)`,
+      [payoutId, orderId, vendorId, o.linkedAccountId ?? 'acc_NoAccount00000', net],
+    );
+    await db.query(`INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route) VALUES ($1, $2, $3, $4, 'direct_transfer')`,
+      [orderId, employerId, vendorId, net]);
+  }
+  return { orderId, vendorId, employerId, payoutId, vendorNetPaise: net };
+}
+
+export async function payoutRow(db: Db, orderId: string) {
+  const { rows } = await db.query('SELECT * FROM payouts WHERE order_id = $1', [orderId]);
+  return rows[0] as { id: string; status: string; attempts: number; last_code: string | null; provider_transfer_id: string | null; external_reference: string | null; idempotency_key: string } | undefined;
+}
+
+export async function attemptOutcomes(db: Db, payoutId: string): Promise<string[]> {
+  const { rows } = await db.query<{ outcome: string }>('SELECT outcome FROM payout_attempts WHERE payout_id = $1 ORDER BY id', [payoutId]);
+  return rows.map((r) => r.outcome);
+}
+
+/** Polls `read` until `done` holds (visibility and webhooks are asynchronous); fails after `ms`. */
+export async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
