@@ -11,6 +11,7 @@ import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
 import { applyPaymentSnapshot } from './paymentSnapshots';
 import { applyRefundSnapshot } from './refunds';
+import { transferWebhookEffects } from '../payouts/transferWebhooks';
 import { orderPaidPayloadSchema, paymentPayloadSchema, refundPayloadSchema, type WebhookEnvelope } from './webhookEnvelope';
 
 export interface WebhookContext extends MoneyInDeps {
@@ -43,4 +44,6 @@ export const webhookEffects: Record<string, WebhookEffect> = {
   'refund.created': refundSnapshot,
   'refund.processed': refundSnapshot,
   'refund.failed': refundSnapshot,
+  // Payouts: transfer.processed / transfer.failed settle or release a payout (src/payouts/transferWebhooks.ts).
+  ...transferWebhookEffects,
 };
