@@ -6,6 +6,7 @@ import { createProbeActivities } from './probe';
 import { createPayoutActivities } from './payout';
 import { createPayoutSweepActivities } from './payoutSweep';
 import { createMoneyInSweepActivities } from './moneyinSweep';
+import { createReconActivities } from './recon';
 import type { PayoutStarter } from '../payouts/starter';
 
 export interface ActivityDeps {
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayoutActivities(deps),
     ...createPayoutSweepActivities(deps),
     ...createMoneyInSweepActivities(deps),
+    ...createReconActivities(deps),
   };
 }
 

@@ -5,6 +5,8 @@ import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
+import { financeRoutes } from './routes/finance';
+import type { ReconStarter } from '../recon/temporal';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
 import type { Gateway } from '../gateway/types';
@@ -14,6 +16,8 @@ import type { Client as TemporalClient } from '@temporalio/client';
 export interface ApiDeps {
   config: Config;
   db: Db;
+  /** Finance: starts recon runs and reads their progress (absent: the run endpoint answers 503). */
+  reconStarter?: ReconStarter;
   /** Signals payout runs from the ops routes (absent: decisions are committed and runs re-read them). */
   temporal?: TemporalClient;
   /** Money in: the Razorpay adapter (default: built from config) and the payout seam (default: leave for the sweep). */
@@ -25,6 +29,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, bodyLimit: 5 * 1024 * 1024 });
   installErrorHandler(app);
   await app.register(async (scope) => healthRoutes(scope, deps));
+  await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
   await app.register(async (scope) => moneyInRoutes(scope, deps));
   return app;

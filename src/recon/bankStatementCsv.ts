@@ -3,7 +3,6 @@
  * or an `amount_paise` column of integers. Every bad line is reported with its line number, and a
  * file with any bad line yields no lines at all. */
 import { z } from 'zod';
-import { assertIsoDate } from '../domain/calendar';
 
 export interface BankStatementLine { lineNo: number; utr: string; utrNormalised: string; amountPaise: number; valueDate: string; narration: string }
 export interface CsvProblem { line: number; message: string }
@@ -22,14 +21,14 @@ export function rupeesToPaise(text: string): number | null {
   return Number.isSafeInteger(paise) ? paise : null;
 }
 
-const isoDate = z.string().trim().refine((d) => {
-  try {
-    assertIsoDate(d);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'value_date must be a YYYY-MM-DD date');
+/** A real calendar date: Date.parse alone accepts 2026-09-31. */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const parsed = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(parsed) && new Date(parsed).toISOString().slice(0, 10) === text;
+}
+
+const isoDate = z.string().trim().refine(isCalendarDate, 'value_date must be a YYYY-MM-DD date');
 
 const lineSchema = z.object({
   utr: z.string().trim().regex(/^[A-Za-z0-9]{6,40}$/, 'utr must be 6–40 letters or digits'),

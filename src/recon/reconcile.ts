@@ -119,7 +119,8 @@ function judgePayment(
   const held = rows.filter((r) => r.onHold || !r.settled);
   const settled = rows.filter((r) => r.settled && !r.onHold);
   const out: ExceptionDraft[] = [];
-  if (held.length > 0) {
+  // A held row stays stored after the hold is released; only a hold with nothing settled counts.
+  if (held.length > 0 && settled.length === 0) {
     out.push(draft('on-hold', 'expected', entityId, held[0]!.reconDay, { ...refs, settlementId: null, actualPaise: first.amountPaise }));
   }
   if (settled.length === 0) return { exceptions: out, matched: false };

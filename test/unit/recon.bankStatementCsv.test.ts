@@ -19,7 +19,7 @@ describe('bank statement CSV', () => {
   });
 
   test('when lines are bad, then every bad line is reported by number and no line is returned', () => {
-    const csv = ['utr,amount,value_date,narration', 'UTR0001,100.00,2026-11-03,ok', 'UTR0002,1.234,2026-11-03,x', 'UTR0003,100,2026-13-40,x', 'bad utr!,100,2026-11-03,x', 'UTR0004,-5,2026-11-03,x', 'UTR0005,5', 'UTR0001,100.00,2026-11-03,again'].join('\n');
+    const csv = ['utr,amount,value_date,narration', 'UTR0001,100.00,2026-11-03,ok', 'UTR0002,1.234,2026-11-03,x', 'UTR0003,100,2026-02-30,x', 'bad utr!,100,2026-11-03,x', 'UTR0004,-5,2026-11-03,x', 'UTR0005,5', 'UTR0001,100.00,2026-11-03,again'].join('\n');
     const result = parseBankStatementCsv(csv);
     expect(result.ok).toBe(false);
     if (result.ok) return;

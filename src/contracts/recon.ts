@@ -1,0 +1,48 @@
+/** Contract of the reconciliation workflows: ids, input/result types, the progress query and the
+ * daily schedule's id. Imported by the workflow, the activities, the API, the CLI and the tests. */
+import { defineQuery } from '@temporalio/workflow';
+import { z } from 'zod';
+
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected an IST date YYYY-MM-DD');
+
+export const reconWindowSchema = z.object({
+  from: isoDay,
+  to: isoDay,
+  /** The IST day to judge due dates against; the worker's today when absent. */
+  asOf: isoDay.optional(),
+}).refine((w) => w.from <= w.to, { message: 'from must not be after to', path: ['to'] })
+  .refine((w) => Date.parse(`${w.to}T00:00:00Z`) - Date.parse(`${w.from}T00:00:00Z`) <= 31 * 86_400_000, { message: 'a run covers at most 32 days', path: ['to'] });
+export type ReconWindow = z.infer<typeof reconWindowSchema>;
+
+export const reconWorkflowId = (w: { from: string; to: string }): string => `recon-${w.from}-${w.to}`;
+
+export const RECON_SCHEDULE_ID = 'recon-daily';
+
+export interface ScheduledReconInput { lookbackDays: number }
+
+export type ReconPhase = 'starting' | 'pulling' | 'matching' | 'completed';
+
+export interface ReconProgress {
+  phase: ReconPhase;
+  daysTotal: number;
+  daysPulled: number;
+  rowsFetched: number;
+  settlementsFetched: number;
+  matched: number;
+  exceptions: number;
+}
+
+export interface ReconSummary extends ReconProgress {
+  runId: string;
+  from: string;
+  to: string;
+  asOf: string;
+  /** Exceptions this run found, by reason. */
+  byReason: Record<string, number>;
+  byClass: Record<string, number>;
+  opened: number;
+  changed: number;
+  cleared: number;
+}
+
+export const reconProgressQuery = defineQuery<ReconProgress>('reconProgress');

@@ -1,0 +1,209 @@
+/** PostgreSQL access for reconciliation: stores gateway rows and settlements as received, loads
+ * what one window needs for matching, and upserts exceptions so that reruns add nothing and a
+ * resolved exception is never touched again. Bulk statements go through jsonb_to_recordset. */
+import type { Db } from '../db/pool';
+import type { RzpSettlement } from '../gateway/types';
+import { addDays, istDayBounds } from '../domain/calendar';
+import { transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
+import { normaliseUtr } from './bankStatementCsv';
+import type { AppMoneyIn, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
+
+const BATCH = 1000;
+/** Captures older than this before the window cannot be due inside it (T+2 working days). */
+const CAPTURE_LOOKBACK_DAYS = 10;
+
+function chunks<T>(items: readonly T[], size = BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function upsertReconRows(db: Db, rows: readonly StoredReconRow[]): Promise<number> {
+  let stored = 0;
+  for (const batch of chunks(rows)) {
+    const payload = batch.map((r) => ({
+      entity_id: r.entityId, settlement_id: r.settlementId, type: r.type, amount_paise: r.amountPaise, fee_paise: r.feePaise,
+      tax_paise: r.taxPaise, credit_paise: r.creditPaise, debit_paise: r.debitPaise, on_hold: r.onHold, settled: r.settled,
+      recon_day: r.reconDay, created_at: r.createdAt.toISOString(), settled_at: r.settledAt?.toISOString() ?? null,
+      payment_id: r.paymentId, order_id: r.gatewayOrderId, order_receipt: r.orderReceipt, settlement_utr: r.settlementUtr, raw: r.raw,
+    }));
+    const result = await db.query(
+      `INSERT INTO recon_rows (entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise, on_hold,
+         settled, recon_day, created_at, settled_at, payment_id, order_id, order_receipt, settlement_utr, raw)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(entity_id text, settlement_id text, type text, amount_paise bigint, fee_paise bigint,
+         tax_paise bigint, credit_paise bigint, debit_paise bigint, on_hold boolean, settled boolean, recon_day date, created_at timestamptz,
+         settled_at timestamptz, payment_id text, order_id text, order_receipt text, settlement_utr text, raw jsonb)
+       ON CONFLICT (entity_id, settlement_id) DO UPDATE SET
+         type = EXCLUDED.type, amount_paise = EXCLUDED.amount_paise, fee_paise = EXCLUDED.fee_paise, tax_paise = EXCLUDED.tax_paise,
+         credit_paise = EXCLUDED.credit_paise, debit_paise = EXCLUDED.debit_paise, on_hold = EXCLUDED.on_hold, settled = EXCLUDED.settled,
+         recon_day = EXCLUDED.recon_day, settled_at = EXCLUDED.settled_at, settlement_utr = EXCLUDED.settlement_utr, raw = EXCLUDED.raw,
+         last_seen_at = now()`,
+      [JSON.stringify(payload)],
+    );
+    stored += result.rowCount ?? 0;
+  }
+  return stored;
+}
+
+export async function upsertSettlement(db: Db, s: RzpSettlement, settledDay: string): Promise<void> {
+  await db.query(
+    `INSERT INTO settlements (id, amount_paise, fees_paise, tax_paise, status, utr, utr_normalised, settled_day, created_at, raw)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), $10)
+     ON CONFLICT (id) DO UPDATE SET amount_paise = EXCLUDED.amount_paise, fees_paise = EXCLUDED.fees_paise, tax_paise = EXCLUDED.tax_paise,
+       status = EXCLUDED.status, utr = EXCLUDED.utr, utr_normalised = EXCLUDED.utr_normalised, raw = EXCLUDED.raw, updated_at = now()`,
+    [s.id, s.amount, s.fees, s.tax, s.status, s.utr, s.utr ? normaliseUtr(s.utr) : null, settledDay, s.created_at, s],
+  );
+}
+
+/** Settlement ids reported on a day that we have not stored yet. */
+export async function unknownSettlementIds(db: Db, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`SELECT x.id FROM unnest($1::text[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM settlements s WHERE s.id = x.id)`, [ids]);
+  return rows.map((r) => r.id);
+}
+
+interface RowRecord {
+  entity_id: string; settlement_id: string | null; type: GatewayRow['type']; amount_paise: number; fee_paise: number; tax_paise: number;
+  credit_paise: number; debit_paise: number; on_hold: boolean; settled: boolean; recon_day: string; payment_id: string | null;
+  order_id: string | null; order_receipt: string | null; notes: unknown;
+}
+
+function toGatewayRow(r: RowRecord): GatewayRow {
+  return {
+    entityId: r.entity_id, settlementId: r.settlement_id, type: r.type, amountPaise: r.amount_paise, feePaise: r.fee_paise, taxPaise: r.tax_paise,
+    creditPaise: r.credit_paise, debitPaise: r.debit_paise, onHold: r.on_hold, settled: r.settled, reconDay: r.recon_day,
+    paymentId: r.payment_id, gatewayOrderId: r.order_id, orderReceipt: r.order_receipt, noteTransactionId: r.type === 'transfer' ? transactionIdFromNotes(r.notes) : null,
+  };
+}
+
+const PAYMENT_COLUMNS = `id, order_id, gateway_order_id, amount_paise, fee_paise, tax_paise, captured_at`;
+function toAppPayment(r: { id: string; order_id: string | null; gateway_order_id: string; amount_paise: number; fee_paise: number | null; tax_paise: number | null; captured_at: Date | null }): AppPayment {
+  return { id: r.id, orderId: r.order_id, gatewayOrderId: r.gateway_order_id, amountPaise: r.amount_paise, feePaise: r.fee_paise, taxPaise: r.tax_paise, capturedAt: r.captured_at };
+}
+
+/** Everything the engine needs for [from, to]; see ReconInput. */
+export async function loadReconInput(db: Db, window: { from: string; to: string; asOf: string; holidays: ReadonlySet<string> }): Promise<ReconInput> {
+  const { from, to } = window;
+  const rows = (await db.query<RowRecord>(
+    `WITH w AS (SELECT * FROM recon_rows WHERE recon_day BETWEEN $1 AND $2),
+          more AS (SELECT r.* FROM recon_rows r WHERE r.type = 'payment' AND r.recon_day NOT BETWEEN $1 AND $2
+                     AND r.entity_id IN (SELECT entity_id FROM w WHERE type = 'payment'))
+     SELECT entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise, on_hold, settled,
+            to_char(recon_day, 'YYYY-MM-DD') AS recon_day, payment_id, order_id, order_receipt,
+            CASE WHEN type = 'transfer' THEN raw->'notes' END AS notes
+     FROM (SELECT * FROM w UNION ALL SELECT * FROM more) r`,
+    [from, to],
+  )).rows.map(toGatewayRow);
+
+  const paymentRows = rows.filter((r) => r.type === 'payment');
+  const receipts = [...new Set(paymentRows.map((r) => r.orderReceipt).filter((x): x is string => !!x))];
+  const gatewayOrderIds = [...new Set(paymentRows.map((r) => r.gatewayOrderId).filter((x): x is string => !!x))];
+  const moneyIn: AppMoneyIn[] = (await db.query<{ kind: 'order' | 'topup'; id: string; gateway_order_id: string | null; amount_paise: number }>(
+    `SELECT 'order' AS kind, id, gateway_order_id, customer_share_paise AS amount_paise FROM orders WHERE id = ANY($1) OR gateway_order_id = ANY($2)
+     UNION ALL
+     SELECT 'topup', id, gateway_order_id, amount_paise FROM wallet_topups WHERE id = ANY($1) OR gateway_order_id = ANY($2)`,
+    [receipts, gatewayOrderIds],
+  )).rows.map((r) => ({ kind: r.kind, id: r.id, gatewayOrderId: r.gateway_order_id, amountPaise: r.amount_paise }));
+
+  const paymentIds = [...new Set([...paymentRows.map((r) => r.entityId), ...rows.map((r) => r.paymentId).filter((x): x is string => !!x)])];
+  const payments = (await db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1)`, [paymentIds])).rows.map(toAppPayment);
+
+  const refundIds = rows.filter((r) => r.type === 'refund').map((r) => r.entityId);
+  const refunds: AppRefund[] = (await db.query<{ id: string; gateway_refund_id: string; amount_paise: number }>(
+    `SELECT id, gateway_refund_id, amount_paise FROM refunds WHERE gateway_refund_id = ANY($1)`, [refundIds],
+  )).rows.map((r) => ({ id: r.id, gatewayRefundId: r.gateway_refund_id, amountPaise: r.amount_paise }));
+
+  const transferRows = rows.filter((r) => r.type === 'transfer');
+  const transferIds = transferRows.map((r) => r.entityId);
+  const noteIds = transferRows.map((r) => r.noteTransactionId).filter((x): x is string => !!x);
+  const sourceOrderIds = payments.filter((p) => transferRows.some((t) => t.paymentId === p.id)).map((p) => p.orderId).filter((x): x is string => !!x);
+  const transfers: AppTransfer[] = (await db.query<{ kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number }>(
+    `SELECT 'payout' AS kind, id::text AS id, order_id, provider_transfer_id, amount_paise FROM payouts
+       WHERE provider_transfer_id = ANY($1) OR id::text = ANY($2)
+     UNION ALL
+     SELECT 'split', order_id, order_id, provider_transfer_id, amount_paise FROM split_transfers
+       WHERE provider_transfer_id = ANY($1) OR order_id = ANY($3)`,
+    [transferIds, noteIds, sourceOrderIds],
+  )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise }));
+
+  const settlementSelect = `SELECT id, amount_paise, utr_normalised, to_char(settled_day, 'YYYY-MM-DD') AS settled_day FROM settlements`;
+  const toSettlement = (r: { id: string; amount_paise: number; utr_normalised: string | null; settled_day: string }): SettlementRecord =>
+    ({ id: r.id, amountPaise: r.amount_paise, utrNormalised: r.utr_normalised, settledDay: r.settled_day });
+  const settlements = (await db.query(`${settlementSelect} WHERE settled_day BETWEEN $1 AND $2`, [from, to])).rows.map(toSettlement);
+  const settlementUtrs = settlements.map((s) => s.utrNormalised).filter((x): x is string => !!x);
+  const bankLines: BankLine[] = (await db.query<{ id: number; utr_normalised: string; amount_paise: number; value_date: string }>(
+    `SELECT id, utr_normalised, amount_paise, to_char(value_date, 'YYYY-MM-DD') AS value_date FROM bank_statement_lines
+     WHERE value_date BETWEEN $1 AND $2 OR utr_normalised = ANY($3)`,
+    [from, to, settlementUtrs],
+  )).rows.map((r) => ({ id: r.id, utrNormalised: r.utr_normalised, amountPaise: r.amount_paise, valueDate: r.value_date }));
+  const settlementsForBankLines = (await db.query(`${settlementSelect} WHERE utr_normalised = ANY($1)`, [[...new Set(bankLines.map((l) => l.utrNormalised))]])).rows.map(toSettlement);
+
+  const captures = (await db.query(
+    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE status IN ('captured', 'refunded') AND captured_at >= $1 AND captured_at < $2`,
+    [istDayBounds(addDays(from, -CAPTURE_LOOKBACK_DAYS)).start, istDayBounds(to).end],
+  )).rows.map(toAppPayment);
+  const states = (await db.query<{ entity_id: string; settled: boolean; held: boolean }>(
+    `SELECT entity_id, bool_or(settled AND NOT on_hold) AS settled, bool_or(on_hold) AS held FROM recon_rows
+     WHERE type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`,
+    [captures.map((c) => c.id)],
+  )).rows;
+
+  return {
+    ...window, rows, moneyIn, payments, refunds, transfers, settlements, bankLines, settlementsForBankLines, captures,
+    settledPaymentIds: new Set(states.filter((s) => s.settled).map((s) => s.entity_id)),
+    heldPaymentIds: new Set(states.filter((s) => s.held && !s.settled).map((s) => s.entity_id)),
+  };
+}
+
+export interface SavedExceptions { opened: number; changed: number; cleared: number }
+
+/** Upserts the run's differences; `last_run_id` names the last run that changed a row. Open
+ * exceptions of the window that this run no longer finds are marked `cleared` (the missing side
+ * arrived); resolved ones are never touched. */
+export async function saveExceptions(db: Db, runId: string, window: { from: string; to: string }, drafts: readonly ExceptionDraft[]): Promise<SavedExceptions> {
+  let opened = 0;
+  let changed = 0;
+  for (const batch of chunks(drafts)) {
+    const payload = batch.map((d) => ({
+      key: d.key, class: d.class, reason: d.reason, severity: d.severity, next_action: d.nextAction, day: d.day, entity_id: d.entityId,
+      settlement_id: d.settlementId, order_id: d.orderId, bank_line_id: d.bankLineId, expected_paise: d.expectedPaise, actual_paise: d.actualPaise, details: d.details,
+    }));
+    const { rows } = await db.query<{ inserted: boolean }>(
+      `INSERT INTO recon_exceptions AS e (key, class, reason, severity, next_action, day, entity_id, settlement_id, order_id, bank_line_id,
+         expected_paise, actual_paise, details, first_run_id, last_run_id)
+       SELECT x.*, $2, $2 FROM jsonb_to_recordset($1::jsonb) AS x(key text, class text, reason text, severity text, next_action text, day date,
+         entity_id text, settlement_id text, order_id text, bank_line_id bigint, expected_paise bigint, actual_paise bigint, details jsonb)
+       ON CONFLICT (key) DO UPDATE SET class = EXCLUDED.class, severity = EXCLUDED.severity, next_action = EXCLUDED.next_action, day = EXCLUDED.day,
+         entity_id = EXCLUDED.entity_id, settlement_id = EXCLUDED.settlement_id, order_id = EXCLUDED.order_id, bank_line_id = EXCLUDED.bank_line_id,
+         expected_paise = EXCLUDED.expected_paise, actual_paise = EXCLUDED.actual_paise, details = EXCLUDED.details,
+         status = 'open', last_run_id = EXCLUDED.last_run_id, updated_at = now()
+       WHERE e.status <> 'resolved'
+         AND (e.status, e.class, e.severity, e.next_action, e.day, e.entity_id, e.settlement_id, e.order_id, e.bank_line_id, e.expected_paise, e.actual_paise, e.details)
+             IS DISTINCT FROM ('open', EXCLUDED.class, EXCLUDED.severity, EXCLUDED.next_action, EXCLUDED.day, EXCLUDED.entity_id, EXCLUDED.settlement_id,
+               EXCLUDED.order_id, EXCLUDED.bank_line_id, EXCLUDED.expected_paise, EXCLUDED.actual_paise, EXCLUDED.details)
+       RETURNING (xmax = 0) AS inserted`,
+      [JSON.stringify(payload), runId],
+    );
+    opened += rows.filter((r) => r.inserted).length;
+    changed += rows.filter((r) => !r.inserted).length;
+  }
+  const cleared = await db.query(
+    `UPDATE recon_exceptions e SET status = 'cleared', last_run_id = $4, updated_at = now()
+     WHERE e.status = 'open' AND NOT (e.key = ANY($3))
+       AND (e.day BETWEEN $1 AND $2
+            OR (e.reason = 'captured-not-settled' AND EXISTS (SELECT 1 FROM recon_rows r WHERE r.type = 'payment' AND r.entity_id = e.entity_id)))`,
+    [window.from, window.to, drafts.map((d) => d.key), runId],
+  );
+  return { opened, changed, cleared: cleared.rowCount ?? 0 };
+}
+
+export async function recordRunStart(db: Db, run: { runId: string; workflowId: string; from: string; to: string; asOf: string }): Promise<void> {
+  await db.query(
+    `INSERT INTO recon_runs (run_id, workflow_id, from_day, to_day, as_of_day) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (run_id) DO NOTHING`,
+    [run.runId, run.workflowId, run.from, run.to, run.asOf],
+  );
+}
+
+export async function recordRunEnd(db: Db, runId: string, status: 'completed' | 'failed', rowsFetched: number, summary: unknown): Promise<void> {
+  await db.query(`UPDATE recon_runs SET status = $2, rows_fetched = $3, summary = $4, finished_at = now() WHERE run_id = $1`, [runId, status, rowsFetched, JSON.stringify(summary)]);
+}
