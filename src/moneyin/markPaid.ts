@@ -63,8 +63,8 @@ async function writeWhatTheVendorIsOwed(tx: Tx, order: PaidOrderRow, route: Rout
       const payoutId = randomUUID();
       await tx.query(
         `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key)
-         VALUES ($1, $2, $3, $4, $5, 'pending', $1)`,
-        [payoutId, order.id, order.vendor_id, route.linkedAccountId, route.amountPaise],
+         VALUES ($1::uuid, $2, $3, $4, $5, 'pending', $6)`,
+        [payoutId, order.id, order.vendor_id, route.linkedAccountId, route.amountPaise, payoutId],
       );
       return payoutId;
     }
