@@ -7,6 +7,7 @@ import { createPool } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
 import { connectWorker } from './temporal/connection';
 import { logger } from './logger';
+import { createGateway } from './gateway';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the worker alone (npm run dev starts everything)');
   const db = createPool(config.DATABASE_URL);
   const connection = await connectWorker(config);
-  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: undefined as never /* wired by the gateway adapter */ } });
+  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: createGateway(config) } });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   await worker.run();
   await db.end();

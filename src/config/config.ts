@@ -29,6 +29,11 @@ export const configSchema = z.object({
   FINANCE_API_TOKEN: z.string().min(8).default('dev-finance-token'),
   API_PORT: port.default(3000),
   SANDBOX_PORT: port.default(4010),
+  /** Sandbox (npm run sandbox): bind address, where it posts webhooks, transfer pending→processed delay, first webhook retry delay. */
+  SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
+  SANDBOX_WEBHOOK_URL: z.string().url().optional(),
+  SANDBOX_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  SANDBOX_WEBHOOK_RETRY_BASE_MS: duration.default(1000),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config/config';
+import { createGateway } from '../../src/gateway';
 import { OrderIdAttr } from '../../src/contracts/searchAttributes';
 import { probeWorkflowId } from '../../src/contracts/probe';
 import type { Db } from '../../src/db/pool';
@@ -13,7 +14,8 @@ describe('foundation: a real Temporal dev server and a real PostgreSQL', () => {
 
   beforeAll(async () => {
     ({ db } = await isolatedPool());
-    temporal = await startTestWorker({ db, config: loadConfig(), gateway: undefined as never });
+    const config = loadConfig();
+    temporal = await startTestWorker({ db, config, gateway: createGateway(config) });
   });
 
   afterAll(async () => {

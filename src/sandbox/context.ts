@@ -1,0 +1,40 @@
+/** What every sandbox operation works with: state, clock, webhooks, options, and timers that die
+ * with the sandbox. */
+import type { SandboxClock } from './clock';
+import type { SandboxState } from './state';
+import type { WebhookDispatcher } from './webhooks';
+import type { IdempotencyStore } from './idempotency';
+import type { FaultInjector } from './faults';
+
+export interface SandboxOptions {
+  platformAccountId: string;
+  /** pending → processed delay for transfers and refunds; 0 = at once. */
+  transferProcessingDelayMs: number;
+}
+
+export class Timers {
+  private live = new Set<NodeJS.Timeout>();
+
+  later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.live.delete(t);
+      fn();
+    }, ms);
+    this.live.add(t);
+  }
+
+  clear(): void {
+    for (const t of this.live) clearTimeout(t);
+    this.live.clear();
+  }
+}
+
+export interface SandboxContext {
+  state: SandboxState;
+  clock: SandboxClock;
+  webhooks: WebhookDispatcher;
+  idempotency: IdempotencyStore;
+  faults: FaultInjector;
+  timers: Timers;
+  options: SandboxOptions;
+}

@@ -1,0 +1,57 @@
+/** Fault injection for API calls, per endpoint, by call number or by seeded probability. Each rule
+ * counts the calls of its endpoint from the moment it was added; the first rule that fires wins. */
+import type { FaultEndpoint, FaultKind, FaultRule } from './control';
+
+/** mulberry32: a small deterministic PRNG so a seeded run replays the same faults. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ActiveRule {
+  rule: FaultRule;
+  seen: number;
+  random: () => number;
+}
+
+export class FaultInjector {
+  private rules: ActiveRule[] = [];
+  private counts: Record<string, number> = {};
+
+  add(rule: FaultRule): void {
+    if (!rule.calls && rule.probability === undefined) throw new Error('a fault rule needs `calls` or `probability`');
+    this.rules.push({ rule, seen: 0, random: seededRandom(rule.seed ?? 1) });
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  reset(): void {
+    this.rules = [];
+    this.counts = {};
+  }
+
+  callCounts(): Record<string, number> {
+    return { ...this.counts };
+  }
+
+  /** Counts one call of `endpoint` and returns the fault to apply to it, if any. */
+  onCall(endpoint: Exclude<FaultEndpoint, '*'>): FaultKind | null {
+    this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;
+    let chosen: FaultKind | null = null;
+    for (const active of this.rules) {
+      if (active.rule.endpoint !== '*' && active.rule.endpoint !== endpoint) continue;
+      active.seen += 1;
+      const fires = active.rule.calls ? active.rule.calls.includes(active.seen) : active.random() < (active.rule.probability ?? 0);
+      if (fires && !chosen) chosen = active.rule.fault;
+    }
+    return chosen;
+  }
+}

@@ -1,0 +1,100 @@
+/** The Razorpay sandbox: an HTTP server that behaves like the documented Razorpay API for every
+ * endpoint the platform uses (entities, errors, limits, pagination, idempotency, signed webhooks
+ * delivered at least once, settlements, a bank statement), with fault injection. State is in
+ * memory. `baseUrl` is the host root (no /v1): it is what RAZORPAY_BASE_URL takes, and the SDK
+ * appends /v1 itself. */
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { SandboxClock } from './clock';
+import { Timers, type SandboxContext } from './context';
+import type { SandboxControl } from './control';
+import { FaultInjector } from './faults';
+import { IdempotencyStore } from './idempotency';
+import { SandboxState } from './state';
+import { SettlementBook } from './settlements';
+import { WebhookDispatcher } from './webhooks';
+import { apiRoutes } from './routes/api';
+import { controlRoutes } from './routes/control';
+import { createSandboxControl, type SandboxControlExtras } from './sandboxControl';
+
+export type { SandboxControl } from './control';
+
+export interface SandboxOptions {
+  keyId: string;
+  keySecret: string;
+  webhookSecret: string;
+  /** 0 = a free port. */
+  port?: number;
+  host?: string;
+  webhookUrl?: string | null;
+  /** pending → processed delay for transfers and refunds; 0 (default) = immediately processed. */
+  transferProcessingDelayMs?: number;
+  /** First webhook retry delay; doubles on each retry. */
+  webhookRetryBaseMs?: number;
+  /** Webhook attempts per event before the sandbox gives up (Razorpay: 24 h of retries). */
+  webhookMaxAttempts?: number;
+  platformAccountId?: string;
+  initialPlatformBalancePaise?: number;
+}
+
+export interface RunningSandbox {
+  baseUrl: string;
+  control: SandboxControl & SandboxControlExtras;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals01';
+/** ₹1 crore: enough that only a test that means to runs out. */
+export const DEFAULT_PLATFORM_BALANCE_PAISE = 1_000_000_000;
+
+export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
+  const lifetime = new AbortController();
+  const clock = new SandboxClock();
+  const platformAccountId = opts.platformAccountId ?? DEFAULT_PLATFORM_ACCOUNT_ID;
+  const ctx: SandboxContext = {
+    state: new SandboxState(opts.initialPlatformBalancePaise ?? DEFAULT_PLATFORM_BALANCE_PAISE),
+    clock,
+    webhooks: new WebhookDispatcher({
+      secret: opts.webhookSecret, accountId: platformAccountId, clock, target: opts.webhookUrl ?? null,
+      retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, signal: lifetime.signal,
+    }),
+    idempotency: new IdempotencyStore(),
+    faults: new FaultInjector(),
+    timers: new Timers(),
+    options: { platformAccountId, transferProcessingDelayMs: opts.transferProcessingDelayMs ?? 0 },
+  };
+  const book = new SettlementBook();
+  const control = createSandboxControl(ctx, book);
+
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 5 * 1024 * 1024 });
+  // Razorpay ignores a JSON content type on a bodiless request; so does the sandbox.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(null, { __invalid_json: true });
+    }
+  });
+  apiRoutes(app, ctx, book, { keyId: opts.keyId, keySecret: opts.keySecret }, lifetime.signal);
+  controlRoutes(app, control);
+  await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+
+  let closed = false;
+  return {
+    baseUrl,
+    control,
+    async close() {
+      if (closed) return;
+      closed = true;
+      lifetime.abort();
+      ctx.timers.clear();
+      ctx.webhooks.close();
+      await app.close();
+    },
+  };
+}

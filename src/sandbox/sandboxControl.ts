@@ -1,0 +1,127 @@
+/** The in-process control surface (src/sandbox/control.ts), over the sandbox's state. */
+import type { SandboxContext } from './context';
+import type { LinkedAccountStatus, SandboxControl } from './control';
+import { ACCOUNT_ID, newId } from './ids';
+import { capturedPaymentWithoutOrder, failPayment, fetchPayment, lateAuthorize, payOrder } from './checkout';
+import { processPendingTransfers } from './transfers';
+import { bankStatementCsv, runSettlements, type SettlementBook } from './settlements';
+import { assertIsoDate } from '../domain/calendar';
+import type { RzpPayment, RzpRefund, RzpSettlement, RzpTransfer } from '../gateway/types';
+
+const copy = <T>(v: unknown): T => structuredClone(v) as T;
+
+export interface SandboxControlExtras {
+  /** The linked accounts the sandbox knows. */
+  linkedAccounts(): Promise<Array<{ id: string; name: string; status: LinkedAccountStatus }>>;
+}
+
+export function createSandboxControl(ctx: SandboxContext, book: SettlementBook): SandboxControl & SandboxControlExtras {
+  const { state, webhooks, faults, clock } = ctx;
+  return {
+    async createLinkedAccount(opts = {}) {
+      const id = opts.id ?? newId('acc');
+      if (!ACCOUNT_ID.test(id)) throw new Error(`a linked account id is acc_ + 14 alphanumerics, got ${id}`);
+      state.accounts.set(id, { id, name: opts.name ?? `Vendor ${id.slice(4, 8)}`, status: opts.status ?? 'activated' });
+      return id;
+    },
+    async setLinkedAccountStatus(accountId, status) {
+      const account = state.accounts.get(accountId);
+      if (!account) throw new Error(`unknown linked account ${accountId}`);
+      account.status = status;
+    },
+    async linkedAccounts() {
+      return [...state.accounts.values()].map((a) => ({ ...a }));
+    },
+    async setPlatformBalance(paise) {
+      if (!Number.isSafeInteger(paise)) throw new Error('balance must be integer paise');
+      state.platformBalance = paise;
+    },
+    async platformBalance() {
+      return state.platformBalance;
+    },
+
+    async payOrder(orderId, opts) {
+      return copy<RzpPayment>(payOrder(ctx, orderId, opts));
+    },
+    async failPayment(orderId) {
+      return copy<RzpPayment>(failPayment(ctx, orderId));
+    },
+    async lateAuthorize(paymentId) {
+      return copy<RzpPayment>(lateAuthorize(ctx, paymentId));
+    },
+    async capturedPaymentWithoutOrder(amountPaise) {
+      return copy<RzpPayment>(capturedPaymentWithoutOrder(ctx, amountPaise));
+    },
+
+    async setWebhookTarget(url) {
+      webhooks.setTarget(url);
+    },
+    async setWebhookDelivery(enabled) {
+      webhooks.setEnabled(enabled);
+    },
+    async injectWebhookFault(fault, opts) {
+      webhooks.addFault(fault, opts);
+    },
+    async webhookEvents() {
+      return webhooks.records.map((r) => ({ ...r }));
+    },
+    async drainWebhooks(timeoutMs) {
+      await webhooks.drain(timeoutMs);
+    },
+
+    async injectFault(rule) {
+      faults.add(rule);
+    },
+    async clearFaults() {
+      faults.clear();
+    },
+    async callCounts() {
+      return faults.callCounts();
+    },
+
+    async transfers(filter = {}) {
+      return copy<RzpTransfer[]>([...state.transfers.values()].filter((t) => !filter.recipient || t.recipient === filter.recipient));
+    },
+    async refunds() {
+      return copy<RzpRefund[]>([...state.refunds.values()]);
+    },
+    async processPendingTransfers(opts = {}) {
+      processPendingTransfers(ctx, opts.fail);
+    },
+
+    async now() {
+      return clock.nowMs();
+    },
+    async setClock(unixMs) {
+      clock.set(unixMs);
+    },
+    async runSettlements(opts) {
+      assertIsoDate(opts.date);
+      return copy<RzpSettlement[]>(runSettlements(ctx, book, opts));
+    },
+    async injectAdjustment(opts) {
+      assertIsoDate(opts.date);
+      if (!Number.isSafeInteger(opts.amountPaise) || opts.amountPaise === 0) throw new Error('adjustment must be non-zero integer paise');
+      state.adjustments.push({ id: newId('adj'), amount: opts.amountPaise, description: opts.description, date: opts.date, createdAt: clock.nowSec() });
+    },
+    async putOnHold(paymentId) {
+      fetchPayment(ctx, paymentId);
+      const b = state.paymentBooks.get(paymentId) ?? { capturedAt: null, onHold: false };
+      state.paymentBooks.set(paymentId, { ...b, onHold: true });
+    },
+    async bankStatementCsv(opts) {
+      assertIsoDate(opts.from);
+      assertIsoDate(opts.to);
+      return bankStatementCsv(book, opts);
+    },
+    async reset() {
+      ctx.timers.clear();
+      state.reset();
+      webhooks.reset();
+      faults.reset();
+      ctx.idempotency.reset();
+      book.reset();
+      clock.set(null);
+    },
+  };
+}
