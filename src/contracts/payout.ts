@@ -44,9 +44,11 @@ export type PayoutWorkflowResult =
   /** The order pays the vendor another way (ledger, obligation, split) or is not payable. */
   | { kind: 'no_transfer'; orderId: string; reason: string }
   /** Another run or an earlier one already owns the row; nothing was done. */
-  | { kind: 'lost_claim'; orderId: string; statusSeen: string | null }
-  /** Direct transfers are paused: the row stays pending for the sweep after resume. */
-  | { kind: 'paused'; orderId: string };
+  | { kind: 'lost_claim'; orderId: string; statusSeen: string | null };
+
+/** The failure type of a run that found direct transfers paused: the row stays `pending`, and because
+ * the run failed (rather than completed) the sweep may start a new one after resume. */
+export const TRANSFERS_PAUSED = 'TransfersPaused';
 
 /** Evidence that a transfer moved on at the provider (the transfer webhooks send this). */
 export interface TransferEvidence {

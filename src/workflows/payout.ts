@@ -3,11 +3,11 @@
  * and kill switch at fire time) → transfer → classify and record → wait for settlement; failures go
  * round again after a durable backoff, and parked/review payouts wait for an ops decision. */
 import {
-  ActivityFailure, condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { PayoutActivities, TransferRequest } from '../activities/payout';
 import {
-  opsDecisionSignal, payoutStateQuery, transferEvidenceSignal,
+  opsDecisionSignal, payoutStateQuery, transferEvidenceSignal, TRANSFERS_PAUSED,
   type PayoutPolicy, type PayoutStepLog, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult,
 } from '../contracts/payout';
 import { PayoutStatusAttr, VendorIdAttr } from '../contracts/searchAttributes';
@@ -117,7 +117,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         const claim = await payouts.claimPayout(orderId);
         note('claim', claim.kind);
         if (claim.kind === 'no_transfer') { publish(claim.payout); return { kind: 'no_transfer', orderId, reason: claim.reason }; }
-        if (claim.kind === 'paused') return { kind: 'paused', orderId };
+        if (claim.kind === 'paused') {
+          // Fail (not complete) the run: ALLOW_DUPLICATE_FAILED_ONLY then lets the sweep start a new
+          // run for this order after resume, while the row simply stays pending.
+          throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
+        }
         if (claim.kind === 'lost') return { kind: 'lost_claim', orderId, statusSeen: claim.statusSeen };
         publish(claim.payout);
         publish(await transfer(claim.payout));

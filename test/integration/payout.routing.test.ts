@@ -2,7 +2,7 @@
  * and Temporal. No money moves here, so no gateway is wired: any call to it would fail the test. */
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../../src/config/config';
-import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
@@ -85,7 +85,8 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     const order = await seedPaidOrder(db, { linkedAccountId: 'acc_PausedVendor01' });
     await setTransfersPaused(db, { paused: true, actor: 'admin:test', reason: 'bank incident' });
     try {
-      expect(await runPayout(order.orderId)).toEqual({ kind: 'paused', orderId: order.orderId });
+      // The run fails (not completes) so that the sweep may start a new one after resume.
+      await expect(runPayout(order.orderId)).rejects.toMatchObject({ cause: { type: TRANSFERS_PAUSED } });
       expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
       const open = await db.query('SELECT amount_paise FROM offline_ledger_open WHERE order_id = $1', [order.orderId]);
       expect(open.rows).toEqual([{ amount_paise: 8_100 }]);

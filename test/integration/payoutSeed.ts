@@ -75,3 +75,15 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
   }
   return last;
 }
+
+/** With PAYOUT_RECORD_HISTORIES=1, keeps the run's history as a replay fixture (test/unit/payout.replay.test.ts). */
+export async function recordHistory(client: import('@temporalio/client').Client, workflowId: string, fixtureName: string): Promise<void> {
+  if (process.env.PAYOUT_RECORD_HISTORIES !== '1') return;
+  const { historyToJSON } = await import('@temporalio/common/lib/proto-utils.js');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const dir = path.resolve(__dirname, '../fixtures/histories');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${fixtureName}.json`), historyToJSON(history));
+}

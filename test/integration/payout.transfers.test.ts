@@ -1,0 +1,262 @@
+/** Issue 5's money scenarios against the real Temporal dev server, PostgreSQL and the Razorpay
+ * sandbox over HTTP (through the official SDK). Every test asserts from the SANDBOX's ledger that
+ * exactly one transfer of the vendor net went to the right linked account (or none), and that our
+ * database agrees. Durations come from config, so nothing sleeps for real minutes. */
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../src/api/server';
+import { loadConfig, type Config } from '../../src/config/config';
+import { payoutStateQuery, payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import type { Db } from '../../src/db/pool';
+import { createGateway } from '../../src/gateway';
+import type { RzpTransfer } from '../../src/gateway/types';
+import { readPayoutCounters } from '../../src/payouts/counters';
+import { setTransfersPaused } from '../../src/payouts/killSwitch';
+import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import type { SandboxControl } from '../../src/sandbox/control';
+import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
+import { isolatedPool } from '../support/db';
+import { startSandbox } from '../../src/sandbox';
+import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+
+const BALANCE = 10_000_000;
+
+describe('payouts: exactly-once transfers through the sandbox', () => {
+  let db: Db;
+  let config: Config;
+  let temporal: TestTemporal;
+  let control: SandboxControl;
+  let stopSandbox: () => Promise<void>;
+  let api: FastifyInstance;
+  let apiUrl: string;
+
+  beforeAll(async () => {
+    ({ db } = await isolatedPool());
+    const defaults = loadConfig();
+    // Transfers stay pending briefly, as at Razorpay, so settlement arrives after acceptance.
+    const sandbox = await startSandbox({
+      keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET,
+      transferProcessingDelayMs: 300, webhookRetryBaseMs: 200,
+    });
+    control = sandbox.control;
+    stopSandbox = () => sandbox.close();
+    const taskQueue = `payout-transfers-${Date.now()}`;
+    config = loadConfig({
+      ...process.env,
+      RAZORPAY_BASE_URL: sandbox.baseUrl,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      GATEWAY_TIMEOUT_MS: '1500',
+      PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
+      PAYOUT_RETRY_BACKOFF_MS: '200',
+      PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
+      PAYOUT_SETTLEMENT_POLL_MS: '3000',
+      PAYOUT_RESOLVER_RETRY_MS: '300',
+      PAYOUT_STALE_CLAIM_MS: '2500',
+      PAYOUT_HUMAN_RECHECK_MS: '60000',
+    });
+    const gateway = createGateway(config);
+    temporal = await startTestWorker({ db, config, gateway }, taskQueue);
+    api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
+    apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+    await control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+    await control.setPlatformBalance(BALANCE);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await temporal?.close();
+    await stopSandbox?.();
+    await db?.end();
+  });
+
+  afterEach(async () => {
+    await control.clearFaults();
+    await control.setPlatformBalance(BALANCE);
+  });
+
+  const starter = () => temporalPayoutStarter(temporal.client, temporal.taskQueue);
+  const handle = (orderId: string) => temporal.client.workflow.getHandle(payoutWorkflowId(orderId));
+  const result = (orderId: string) => handle(orderId).result() as Promise<PayoutWorkflowResult>;
+  const transfersTo = (account: string): Promise<RzpTransfer[]> => control.transfers({ recipient: account });
+  const createCalls = async () => (await control.callCounts())['transfers.create'] ?? 0;
+  const runSweep = () => temporal.client.workflow.execute(payoutSweepWorkflow, {
+    workflowId: `payout-sweep-test-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, taskQueue: temporal.taskQueue, args: [{ batchSize: 100 }],
+  });
+  /** The ops API over real HTTP, as an operator's tool would call it. */
+  const ops = async (orderId: string, action: string, body: Record<string, string>) => {
+    const res = await fetch(`${apiUrl}/ops/payouts/${orderId}/${action}`, {
+      method: 'POST', body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${config.ADMIN_API_TOKEN}`, 'x-actor': 'asha', 'content-type': 'application/json' },
+    });
+    return { statusCode: res.status, body: await res.json() };
+  };
+
+  /** The one transfer the sandbox holds for this payout, checked against our row. */
+  async function expectExactlyOneTransfer(account: string, payoutId: string, orderId: string, netPaise: number): Promise<RzpTransfer> {
+    const transfers = await transfersTo(account);
+    expect(transfers).toHaveLength(1);
+    const [t] = transfers;
+    expect(t).toMatchObject({ amount: netPaise, recipient: account, notes: { transaction_id: payoutId, order_id: orderId } });
+    expect(await payoutRow(db, orderId)).toMatchObject({ provider_transfer_id: t!.id });
+    return t!;
+  }
+
+  test('1. when the 99%-subsidy ₹100 order is paid out, then one ₹81 transfer goes to the vendor and the payout is settled after transfer.processed', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account, totalPaise: 10_000, subsidyPaise: 9_900, commissionBps: 1_900 });
+    await starter().startPayout(order.orderId);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', attempts: 1 });
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['accepted', 'settled']);
+    const settled = await db.query(`SELECT raw->>'source' AS source FROM payout_attempts WHERE payout_id = $1 AND outcome = 'settled'`, [order.payoutId]);
+    expect(settled.rows[0].source).toBe('webhook transfer.processed');
+    const state = await handle(order.orderId).query(payoutStateQuery);
+    expect(state.payout).toMatchObject({ status: 'settled', attempts: 1 });
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-happy-path');
+  });
+
+  test('2. when the webhook seam and the sweep start the same payout 50 times concurrently, then one transfer is made', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    await Promise.all([
+      ...Array.from({ length: 45 }, () => starter().startPayout(order.orderId)),
+      ...Array.from({ length: 5 }, () => runSweep()),
+    ]);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', attempts: 1 });
+  });
+
+  test('3. when the transfer is made but the answer is lost, then the outcome is unknown, the resolver finds our note and no second transfer is made', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const before = await readPayoutCounters(db);
+    const callsBefore = await createCalls();
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'drop_after_commit' }, calls: [1] });
+    await starter().startPayout(order.orderId);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    expect(await createCalls()).toBe(callsBefore + 1);
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'recovered', 'settled']);
+    const after = await readPayoutCounters(db);
+    expect(after.unknownOutcomes - before.unknownOutcomes).toBe(1);
+    expect(after.recoveredTransfers - before.recoveredTransfers).toBe(1);
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-unknown-recovered');
+  });
+
+  test('4. when the provider fails with a 5xx before acting, then the resolver finds nothing, the payout is retried with the same key and exactly one transfer is made', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const callsBefore = await createCalls();
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'server_error_before' }, calls: [1] });
+    await starter().startPayout(order.orderId);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 2 });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    expect(await createCalls()).toBe(callsBefore + 2);
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'not_found', 'accepted', 'settled']);
+    const keys = await db.query('SELECT DISTINCT idempotency_key FROM payout_attempts WHERE payout_id = $1', [order.payoutId]);
+    expect(keys.rows).toEqual([{ idempotency_key: order.payoutId }]);
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-5xx-retried');
+  });
+
+  test('6. when ops terminate the run while the transfer is in flight, then the sweep starts a new run that resolves first and exactly one transfer is made', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const callsBefore = await createCalls();
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'delay_after_commit', ms: 3_000 }, calls: [1] });
+    await starter().startPayout(order.orderId);
+    await eventually(createCalls, (n) => n === callsBefore + 1);
+    await eventually(() => transfersTo(account), (t) => t.length === 1);
+    await handle(order.orderId).terminate('ops: stuck payout');
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing' });
+    const sweep = await runSweep();
+    expect(sweep.started).toBeGreaterThanOrEqual(1);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    expect(await createCalls()).toBe(callsBefore + 1);
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['recovered', 'settled']);
+  });
+
+  test('7. when the linked account is suspended, then the payout is parked with the provider code and no further calls; an ops retry after reactivation pays once', async () => {
+    const account = await control.createLinkedAccount({ status: 'suspended' });
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const callsBefore = await createCalls();
+    await starter().startPayout(order.orderId);
+    await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'parked');
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'parked', attempts: 1, last_code: 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT' });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await createCalls()).toBe(callsBefore + 1);
+    expect(await transfersTo(account)).toHaveLength(0);
+
+    await control.setLinkedAccountStatus(account, 'activated');
+    const reply = await ops(order.orderId, 'retry', { reason: 'vendor reactivated by Razorpay' });
+    expect(reply.statusCode).toBe(200);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 2 });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    const audit = await db.query('SELECT actor, action, reason FROM review_actions WHERE payout_id = $1', [order.payoutId]);
+    expect(audit.rows).toEqual([{ actor: 'admin:asha', action: 'retry', reason: 'vendor reactivated by Razorpay' }]);
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-parked-retried');
+  });
+
+  test('8a. when the platform balance is short, then the payout fails, is retried with backoff and is paid once the balance returns', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    await control.setPlatformBalance(0);
+    await starter().startPayout(order.orderId);
+    await eventually(() => payoutRow(db, order.orderId), (r) => (r?.attempts ?? 0) >= 2 && r?.status === 'failed');
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    await control.setPlatformBalance(BALANCE);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+  });
+
+  test('8b. when the platform balance never returns, then the payout is parked after 5 attempts and nothing is transferred', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    await control.setPlatformBalance(0);
+    await starter().startPayout(order.orderId);
+    await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'parked', 30_000);
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'parked', attempts: 5, last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+    expect(await transfersTo(account)).toHaveLength(0);
+    const keys = await db.query('SELECT count(DISTINCT idempotency_key)::int AS n FROM payout_attempts WHERE payout_id = $1', [order.payoutId]);
+    expect(keys.rows[0].n).toBe(5); // a fresh key after every definitive rejection
+    expect((await readPayoutCounters(db)).parkedPayouts).toBeGreaterThanOrEqual(1);
+  });
+
+  test('9. when ops mark a parked payout paid externally, then it is settled with the reference and the sandbox shows no transfer', async () => {
+    const account = await control.createLinkedAccount({ status: 'suspended' });
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    await starter().startPayout(order.orderId);
+    await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'parked');
+    const missing = await ops(order.orderId, 'mark-paid-externally', { reason: 'paid by NEFT' });
+    expect(missing.statusCode).toBe(400);
+    const reply = await ops(order.orderId, 'mark-paid-externally', { reason: 'paid by NEFT from the current account', reference: 'UTR-NEFT-000123' });
+    expect(reply.statusCode).toBe(200);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', external_reference: 'UTR-NEFT-000123' });
+    expect(await transfersTo(account)).toHaveLength(0);
+    const again = await ops(order.orderId, 'cancel', { reason: 'too late' });
+    expect(again.statusCode).toBe(409);
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-marked-paid-externally');
+  });
+
+  test('when transfers are paused, then nothing is sent; after resume the sweep pays the payout once', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    await setTransfersPaused(db, { paused: true, actor: 'admin:test', reason: 'provider incident' });
+    try {
+      await starter().startPayout(order.orderId);
+      await expect(result(order.orderId)).rejects.toMatchObject({ cause: { type: TRANSFERS_PAUSED } });
+      expect(await runSweep()).toMatchObject({ paused: true, started: 0 });
+      expect(await transfersTo(account)).toHaveLength(0);
+    } finally {
+      await setTransfersPaused(db, { paused: false, actor: 'admin:test', reason: 'incident over' });
+    }
+    const sweep = await runSweep();
+    expect(sweep.started).toBeGreaterThanOrEqual(1);
+    await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'settled');
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+  });
+});
