@@ -20,7 +20,8 @@ export async function recordPayment(tx: Tx, payment: PaymentEntity, link: Paymen
        fee_paise = COALESCE(EXCLUDED.fee_paise, payments.fee_paise),
        tax_paise = COALESCE(EXCLUDED.tax_paise, payments.tax_paise),
        captured_at = COALESCE(payments.captured_at, EXCLUDED.captured_at),
-       updated_at = now()`,
+       updated_at = CASE WHEN array_position($11::text[], EXCLUDED.status) > array_position($11::text[], payments.status)
+                         THEN now() ELSE payments.updated_at END`,
     [payment.id, payment.order_id, link.orderId, link.topupId, payment.amount, payment.status, payment.method ?? null,
       payment.fee ?? null, payment.tax ?? null, JSON.stringify(payment), PAYMENT_STATUS_ORDER],
   );

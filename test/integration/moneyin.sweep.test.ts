@@ -1,0 +1,94 @@
+/** The missed-webhook sweep on the real Temporal dev server, PostgreSQL and the sandbox. */
+import { randomBytes } from 'node:crypto';
+import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
+import { ensureMissedWebhookSchedule } from '../../src/moneyin/schedule';
+import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
+import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { http, postWebhook, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+
+describe('money in: the missed-webhook sweep', () => {
+  let h: MoneyInHarness;
+  let temporal: TestTemporal;
+
+  beforeAll(async () => {
+    h = await startMoneyInHarness();
+    temporal = await startTestWorker({ db: h.db, config: h.config, gateway: h.gateway });
+    await seedPair(h, { employerId: 'emp_sweep', vendorId: 'ven_sweep', commissionBps: 1_900 });
+    await topUp(h, 'employer', 'emp_sweep', 100_000);
+  });
+
+  afterAll(async () => {
+    await temporal?.close();
+    await h?.close();
+  });
+
+  const sweep = () => temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
+    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')),
+    taskQueue: temporal.taskQueue,
+    args: [{ olderThanMs: 1 }],
+  });
+
+  test('when webhook delivery is off and the customer pays, then the sweep makes the order paid exactly once and a later duplicate webhook changes nothing', async () => {
+    await h.sandbox.control.setWebhookDelivery(false);
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('sweep'), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: 'e-1',
+      totalPaise: 10_000, subsidyPaise: 9_900, customerSharePaise: 100, paymentMethod: 'online',
+    });
+    const { orderId, gatewayOrderId } = placed.body.order;
+    await h.sandbox.control.payOrder(gatewayOrderId);
+    const topup = await http(h, 'POST', '/v1/wallets/employee/e-sweep/top-ups', { amountPaise: 20_000 });
+    await h.sandbox.control.payOrder(topup.body.topup.gatewayOrderId);
+    expect((await h.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status).toBe('pending');
+
+    const first = await sweep();
+    expect(first.capturedFound).toBeGreaterThanOrEqual(2);
+    expect(first.failed).toBe(0);
+    expect((await h.db.query('SELECT status, paid_via FROM orders WHERE id = $1', [orderId])).rows[0]).toEqual({ status: 'paid', paid_via: 'sweep' });
+    expect((await h.db.query('SELECT amount_paise, status FROM payouts WHERE order_id = $1', [orderId])).rows).toEqual([{ amount_paise: 8_100, status: 'pending' }]);
+    expect(await walletBalance(h, 'employee', 'e-sweep')).toBe(20_000);
+
+    const afterSweep = await snapshot(h.db);
+    const second = await sweep();
+    expect(second.examined).toBe(0); // nothing is waiting any more
+    expect(await snapshot(h.db)).toEqual(afterSweep);
+
+    // The webhook that was missed finally arrives (e.g. replayed from the dashboard): nothing changes but the event record.
+    const events = (await h.sandbox.control.webhookEvents()).filter((e) => e.body.includes(gatewayOrderId) || e.body.includes(topup.body.topup.gatewayOrderId));
+    for (const event of events) expect((await postWebhook(h, event.body, { eventId: event.id })).status).toBe(200);
+    const { processed_events: _events, ...rest } = await snapshot(h.db);
+    const { processed_events: _before, ...restBefore } = afterSweep;
+    expect(rest).toEqual(restBefore);
+    await h.sandbox.control.setWebhookDelivery(true);
+  });
+
+  test('when an orphan refund request got no answer from the gateway, then the sweep asks again with the same receipt and it is refunded once', async () => {
+    await h.sandbox.control.setWebhookDelivery(false);
+    const orphan = await h.sandbox.control.capturedPaymentWithoutOrder(30_000);
+    const [captured] = (await h.sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured' && e.body.includes(orphan.id));
+    await h.sandbox.control.injectFault({ endpoint: 'refunds.create', fault: { kind: 'server_error_before' }, calls: [1, 2, 3] });
+    expect((await postWebhook(h, captured!.body, { eventId: captured!.id })).status).toBe(200);
+    await h.sandbox.control.clearFaults();
+    const requested = await h.db.query('SELECT id, status FROM refunds WHERE payment_id = $1', [orphan.id]);
+    expect(requested.rows).toEqual([{ id: expect.any(String), status: 'requested' }]);
+    expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id)).toHaveLength(0);
+
+    const result = await sweep();
+    expect(result.refundsRetried).toBe(1);
+    const made = (await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id);
+    expect(made).toEqual([expect.objectContaining({ receipt: requested.rows[0].id, amount: 30_000 })]);
+    await sweep();
+    expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id)).toHaveLength(1);
+    await h.sandbox.control.setWebhookDelivery(true);
+  });
+
+  test('when the schedule is ensured twice, then it exists once with overlap SKIP', async () => {
+    const config = { ...h.config, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    const first = await ensureMissedWebhookSchedule(temporal.client, config);
+    const second = await ensureMissedWebhookSchedule(temporal.client, config);
+    expect([first, second]).toEqual([expect.stringMatching(/created|updated/), 'updated']);
+    const described = await temporal.client.schedule.getHandle('missed-webhook-sweep').describe();
+    expect(described.policies.overlap).toBe('SKIP');
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'missedWebhookSweepWorkflow', taskQueue: temporal.taskQueue });
+    await temporal.client.schedule.getHandle('missed-webhook-sweep').delete();
+  });
+});
