@@ -124,6 +124,43 @@ describe('money in: orders, checkout, webhooks', () => {
     expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
   });
 
+  test('when a payment is only authorised, then nothing is payable; the checkout callback captures it and the order becomes paid', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', order());
+    const { orderId, gatewayOrderId } = placed.body.order;
+    const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
+    await h.sandbox.control.drainWebhooks();
+    expect((await orderRow(orderId)).status).toBe('pending');
+    expect((await h.db.query('SELECT status FROM payments WHERE id = $1', [payment.id])).rows).toEqual([{ status: 'authorized' }]);
+    expect(await payoutsOf(orderId)).toHaveLength(0);
+
+    const signature = hmacSha256Hex(`${gatewayOrderId}|${payment.id}`, h.config.RAZORPAY_KEY_SECRET);
+    const answer = await http(h, 'POST', `/v1/orders/${orderId}/payment-callback`, { razorpay_order_id: gatewayOrderId, razorpay_payment_id: payment.id, razorpay_signature: signature });
+    expect(answer.status).toBe(200);
+    expect(answer.body.order).toMatchObject({ status: 'paid', paidVia: 'callback' });
+    await h.sandbox.control.drainWebhooks(); // the capture's own webhooks now arrive and change nothing
+    expect(await payoutsOf(orderId)).toHaveLength(1);
+    expect((await h.gateway.fetchPayment(payment.id)).status).toBe('captured');
+  });
+
+  test('when the sandbox delivers every event twice and the capture after order.paid, then the end state is the same and replies come well within 5 s', async () => {
+    await h.sandbox.control.injectWebhookFault('duplicate', { count: 10 });
+    await h.sandbox.control.injectWebhookFault('out_of_order', { events: ['payment.captured'], count: 1 });
+    const placed = await http(h, 'POST', '/v1/orders', order());
+    const { orderId, gatewayOrderId } = placed.body.order;
+    await h.sandbox.control.payOrder(gatewayOrderId);
+    await h.sandbox.control.drainWebhooks();
+    const delivered = (await h.sandbox.control.webhookEvents()).filter((e) => e.body.includes(gatewayOrderId));
+    expect(delivered.every((e) => e.deliveredAt !== null)).toBe(true);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', paid_via: 'webhook' });
+    expect(await payoutsOf(orderId)).toHaveLength(1);
+    expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
+
+    const [captured] = await eventsFor(gatewayOrderId, 'payment.captured');
+    const started = Date.now();
+    await Promise.all([1, 2, 3, 4, 5].map(() => postWebhook(h, captured!.body, { eventId: captured!.id })));
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   test('when a payment fails and the bank later authorises it, then the order goes failed → paid', async () => {
     const placed = await http(h, 'POST', '/v1/orders', order());
     const { orderId, gatewayOrderId } = placed.body.order;
