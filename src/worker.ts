@@ -5,7 +5,8 @@ import { installRuntime, sdkLogger } from './temporal/runtime';
 import { loadConfig } from './config/config';
 import { createPool } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
-import { connectWorker } from './temporal/connection';
+import { connectClient, connectWorker } from './temporal/connection';
+import { temporalPayoutStarter } from './payouts/temporalStarter';
 import { logger } from './logger';
 import { createGateway } from './gateway';
 
@@ -37,10 +38,13 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the worker alone (npm run dev starts everything)');
   const db = createPool(config.DATABASE_URL);
   const connection = await connectWorker(config);
-  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: createGateway(config) } });
+  const client = await connectClient(config);
+  const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE);
+  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: createGateway(config), payoutStarter } });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   await worker.run();
   await db.end();
+  await client.connection.close();
   await connection.close();
 }
 

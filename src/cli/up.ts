@@ -1,14 +1,21 @@
 /** `npm run dev`: the whole system on embedded defaults, in one command. Starts the Temporal dev
- * server (Web UI on a fixed port, state in .data/), PostgreSQL (embedded unless DATABASE_URL),
- * migrates, then runs the worker and the API in this process and prints the URLs. Ctrl-C stops
- * everything it started; a second start reuses the state in .data/. */
+ * server (Web UI on a fixed port, state in .data/), PostgreSQL (embedded unless DATABASE_URL), the
+ * Razorpay sandbox (unless real Razorpay is configured), migrates, runs the worker and the API in
+ * this process, creates the schedules, prints the URLs and runs the demo (`-- --no-demo` skips it).
+ * Ctrl-C stops everything it started; a second start reuses the state in .data/. */
 import path from 'node:path';
-import { loadConfig } from '../config/config';
+import { loadConfig, type Config } from '../config/config';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
 import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
+import { createGateway } from '../gateway';
+import { startSandbox, type RunningSandbox } from '../sandbox';
+import { ensureMissedWebhookSchedule } from '../moneyin/schedule';
+import { ensurePayoutSweepSchedule } from '../payouts/sweepSchedule';
+import { temporalPayoutStarter } from '../payouts/temporalStarter';
+import { ensureReconSchedule, temporalReconStarter } from '../recon/temporal';
 import { createWorker } from '../worker';
 import { logger } from '../logger';
 
@@ -16,11 +23,11 @@ const projectRoot = path.resolve(__dirname, '../..');
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const stateDir = path.join(projectRoot, '.data');
-  logger.info('starting Temporal dev server and PostgreSQL (first run installs the Temporal CLI: a few minutes)');
+  const withDemo = !process.argv.includes('--no-demo');
+  logger.info('starting Temporal dev server and PostgreSQL (the first run builds the Temporal CLI: a few minutes)');
   const services = await startServices({
     projectRoot,
-    stateDir,
+    stateDir: path.join(projectRoot, '.data'),
     persistent: true,
     temporalPort: config.TEMPORAL_PORT,
     temporalUiPort: config.TEMPORAL_UI_PORT,
@@ -28,7 +35,10 @@ async function main(): Promise<void> {
     externalDatabaseUrl: config.DATABASE_URL,
   });
   const stops: Array<() => Promise<unknown>> = [() => services.stop()];
+  let stopping = false;
   const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));
     process.exit(code);
   };
@@ -41,15 +51,39 @@ async function main(): Promise<void> {
     const applied = await migrate(db);
     logger.info({ applied: applied.length }, 'database migrated');
 
-    const runtimeConfig = { ...config, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: services.temporalAddress };
+    const apiUrl = `http://127.0.0.1:${config.API_PORT}`;
+    let sandbox: RunningSandbox | undefined;
+    if (config.DEV_SANDBOX === 'on' && !config.RAZORPAY_BASE_URL) {
+      sandbox = await startSandbox({
+        keyId: config.RAZORPAY_KEY_ID,
+        keySecret: config.RAZORPAY_KEY_SECRET,
+        webhookSecret: config.RAZORPAY_WEBHOOK_SECRET,
+        port: config.SANDBOX_PORT,
+        webhookUrl: `${apiUrl}/webhooks/razorpay`,
+        transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS || 2_000,
+        webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
+        platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
+      });
+      const running = sandbox;
+      stops.push(() => running.close());
+    }
+    const runtimeConfig: Config = {
+      ...config,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: services.temporalAddress,
+      RAZORPAY_BASE_URL: sandbox?.baseUrl ?? config.RAZORPAY_BASE_URL,
+    };
+    const gateway = createGateway(runtimeConfig);
     const client = await connectClient(runtimeConfig);
     stops.push(() => client.connection.close());
+    const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE);
+
     const workerConnection = await connectWorker(runtimeConfig);
     const worker = await createWorker({
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: { db, config: runtimeConfig, gateway: undefined as never },
+      deps: { db, config: runtimeConfig, gateway, payoutStarter },
     });
     const workerRun = worker.run();
     stops.push(async () => {
@@ -59,21 +93,31 @@ async function main(): Promise<void> {
       await workerConnection.close();
     });
 
-    const api = await buildApi({ config: runtimeConfig, db });
+    const api = await buildApi({
+      config: runtimeConfig, db, gateway, payoutStarter, temporal: client,
+      reconStarter: temporalReconStarter(client, config.TEMPORAL_TASK_QUEUE),
+    });
     await api.listen({ port: config.API_PORT, host: '127.0.0.1' });
     stops.push(() => api.close());
 
-    const lines = [
+    await ensureMissedWebhookSchedule(client, runtimeConfig);
+    await ensurePayoutSweepSchedule(client, runtimeConfig);
+    await ensureReconSchedule(client, runtimeConfig);
+
+    process.stdout.write([
       '',
       'Payouts is running:',
       `  Temporal Web UI   ${services.temporalUiUrl}`,
       `  Temporal gRPC     ${services.temporalAddress}`,
-      `  API               http://127.0.0.1:${config.API_PORT}  (GET /health)`,
+      `  API               ${apiUrl}  (GET /health)`,
+      `  Razorpay          ${sandbox ? `sandbox at ${sandbox.baseUrl} (webhooks → ${apiUrl}/webhooks/razorpay)` : runtimeConfig.RAZORPAY_BASE_URL ?? 'https://api.razorpay.com'}`,
       `  PostgreSQL        ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
       'Press Ctrl-C to stop everything.',
       '',
-    ];
-    process.stdout.write(lines.join('\n'));
+    ].join('\n'));
+    if (withDemo && sandbox) {
+      process.stdout.write('(demo not wired yet)\n');
+    }
   } catch (err) {
     logger.fatal({ err }, 'stack failed to start');
     await stopAll(1);

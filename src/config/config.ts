@@ -29,6 +29,8 @@ export const configSchema = z.object({
   FINANCE_API_TOKEN: z.string().min(8).default('dev-finance-token'),
   API_PORT: port.default(3000),
   SANDBOX_PORT: port.default(4010),
+  /** `npm run dev` runs our Razorpay sandbox unless this is `off` or RAZORPAY_BASE_URL is set. */
+  DEV_SANDBOX: z.enum(['on', 'off']).default('on'),
   /** Sandbox (npm run sandbox): bind address, where it posts webhooks, transfer pending→processed delay, first webhook retry delay. */
   SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
   SANDBOX_WEBHOOK_URL: z.string().url().optional(),
