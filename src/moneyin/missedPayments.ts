@@ -17,7 +17,8 @@ export async function gatewayOrdersAwaitingPayment(db: MoneyInDeps['db'], olderT
   const { rows } = await db.query<{ kind: 'order' | 'topup'; id: string; gateway_order_id: string }>(
     `SELECT * FROM (
        SELECT 'order' AS kind, id, gateway_order_id, created_at FROM orders
-        WHERE status IN ('pending', 'failed') AND payment_method = 'online' AND gateway_order_id IS NOT NULL
+        -- cancelled too: a capture that still arrived for it must be found and refunded
+        WHERE status IN ('pending', 'failed', 'cancelled') AND payment_method = 'online' AND gateway_order_id IS NOT NULL
           AND created_at < now() - make_interval(secs => $1::double precision / 1000)
           AND created_at > now() - $3::interval
        UNION ALL

@@ -19,7 +19,8 @@ type Owner =
 async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
   if (!gatewayOrderId) return { kind: 'none' };
   const order = await tx.query<{ id: string; status: string; customer_share_paise: number }>(
-    'SELECT id, status, customer_share_paise FROM orders WHERE gateway_order_id = $1', [gatewayOrderId],
+    // Locked: a cancellation racing this capture either commits first (we refund) or waits for us.
+    'SELECT id, status, customer_share_paise FROM orders WHERE gateway_order_id = $1 FOR UPDATE', [gatewayOrderId],
   );
   if (order.rows[0]) return { kind: 'order', orderId: order.rows[0].id, status: order.rows[0].status, customerSharePaise: order.rows[0].customer_share_paise };
   const topup = await tx.query<{ id: string }>('SELECT id FROM wallet_topups WHERE gateway_order_id = $1', [gatewayOrderId]);

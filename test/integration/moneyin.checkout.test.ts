@@ -215,6 +215,35 @@ describe('money in: orders, checkout, webhooks', () => {
     expect((await h.db.query('SELECT count(*)::int AS n FROM payouts')).rows[0].n).toBe((await h.db.query(`SELECT count(*)::int AS n FROM orders WHERE status = 'paid' AND payment_method <> 'cash'`)).rows[0].n);
   });
 
+  test('when an order is cancelled and its payment is still captured, then the subsidy goes back to the wallet and the capture is refunded once, never paid out', async () => {
+    const before = await walletBalance(h, 'employer', EMPLOYER);
+    const placed = await http(h, 'POST', '/v1/orders', order());
+    const { orderId, gatewayOrderId } = placed.body.order;
+    expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`)).status).toBe(401);
+    const cancelled = await http(h, 'POST', `/v1/orders/${orderId}/cancel`, undefined, admin(h));
+    expect(cancelled.body.order.status).toBe('cancelled');
+    expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`, undefined, admin(h))).status).toBe(200);
+    expect(await walletBalance(h, 'employer', EMPLOYER)).toBe(before);
+
+    await h.sandbox.control.injectWebhookFault('duplicate', { events: ['payment.captured', 'order.paid'], count: 4 });
+    const payment = await h.sandbox.control.payOrder(gatewayOrderId); // the customer's stale checkout page still pays
+    await h.sandbox.control.drainWebhooks();
+    expect((await orderRow(orderId)).status).toBe('cancelled');
+    expect(await payoutsOf(orderId)).toHaveLength(0);
+    expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
+    const ours = await eventually(
+      async () => (await h.db.query('SELECT reason, order_id, status FROM refunds WHERE payment_id = $1', [payment.id])).rows,
+      (rows) => rows[0]?.status === 'processed',
+    );
+    expect(ours).toEqual([{ reason: 'order_cancelled', order_id: orderId, status: 'processed' }]);
+  });
+
+  test('when a paid order is cancelled, then it is refused', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', order({ paymentMethod: 'wallet', employeeId: 'emp-wallet-2', customerSharePaise: 0, subsidyPaise: 10_000 }));
+    const answer = await http(h, 'POST', `/v1/orders/${placed.body.order.orderId}/cancel`, undefined, admin(h));
+    expect([answer.status, answer.body.error.code]).toEqual([409, 'order_not_cancellable']);
+  });
+
   test('when the vendor confirms a cash order, then it is paid and the ledger owes subsidy − commission (negative here)', async () => {
     const placed = await http(h, 'POST', '/v1/orders', order({ paymentMethod: 'cash', subsidyPaise: 1_000, customerSharePaise: 9_000 }));
     expect(placed.status).toBe(201);

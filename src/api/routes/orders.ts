@@ -1,6 +1,7 @@
 /** Orders: intake, lookup, and the vendor's cash confirmation. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { cancelOrder } from '../../moneyin/cancelOrder';
 import { confirmCashPayment } from '../../moneyin/confirmCash';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { orderView } from '../../moneyin/orderView';
@@ -27,5 +28,10 @@ export async function orderRoutes(app: FastifyInstance, deps: MoneyInDeps): Prom
   app.post('/v1/orders/:orderId/cash-confirmation', { preHandler: requireToken(deps.config.ADMIN_API_TOKEN) }, async (request) => {
     const { orderId } = orderParams.parse(request.params);
     return { order: await confirmCashPayment(deps, orderId, actorOf(request, 'vendor')) };
+  });
+
+  app.post('/v1/orders/:orderId/cancel', { preHandler: requireToken(deps.config.ADMIN_API_TOKEN) }, async (request) => {
+    const { orderId } = orderParams.parse(request.params);
+    return { order: await cancelOrder(deps, orderId) };
   });
 }
