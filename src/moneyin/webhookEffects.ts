@@ -11,6 +11,7 @@ import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
 import { applyPaymentSnapshot } from './paymentSnapshots';
 import { applyRefundSnapshot } from './refunds';
+import { alsoSettlingSplits } from './splitTransfers';
 import { transferWebhookEffects } from '../payouts/transferWebhooks';
 import { orderPaidPayloadSchema, paymentPayloadSchema, refundPayloadSchema, type WebhookEnvelope } from './webhookEnvelope';
 
@@ -47,3 +48,7 @@ export const webhookEffects: Record<string, WebhookEffect> = {
   // Payouts: transfer.processed / transfer.failed settle or release a payout (src/payouts/transferWebhooks.ts).
   ...transferWebhookEffects,
 };
+
+// Money in: the same transfer events also settle the Route split an unsubsidised order carried.
+webhookEffects['transfer.processed'] = alsoSettlingSplits('transfer.processed', webhookEffects['transfer.processed']);
+webhookEffects['transfer.failed'] = alsoSettlingSplits('transfer.failed', webhookEffects['transfer.failed']);

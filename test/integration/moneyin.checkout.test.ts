@@ -278,8 +278,16 @@ describe('money in: orders, checkout, webhooks', () => {
     expect((await orderRow(orderId)).status).toBe('paid');
     expect(await payoutsOf(orderId)).toHaveLength(0);
     const split = await h.db.query('SELECT amount_paise, linked_account_id, status FROM split_transfers WHERE order_id = $1', [orderId]);
-    expect(split.rows).toEqual([{ amount_paise: 8_100, linked_account_id: linkedAccountId, status: 'expected' }]);
-    expect((await h.sandbox.control.transfers({ recipient: linkedAccountId })).filter((t) => t.source === gatewayOrderId)).toHaveLength(1);
+    expect(split.rows).toEqual([{ amount_paise: 8_100, linked_account_id: linkedAccountId, status: expect.stringMatching(/expected|processed/) }]);
+    const providerSplits = (await h.sandbox.control.transfers({ recipient: linkedAccountId })).filter((t) => t.source === gatewayOrderId);
+    expect(providerSplits).toHaveLength(1);
+    // The split's transfer.processed webhook settles our row, so the order stays out of the open offline ledger.
+    const settled = await eventually(
+      async () => (await h.db.query('SELECT status, provider_transfer_id FROM split_transfers WHERE order_id = $1', [orderId])).rows[0],
+      (row) => row?.status === 'processed',
+    );
+    expect(settled).toEqual({ status: 'processed', provider_transfer_id: providerSplits[0]!.id });
+    expect((await h.db.query('SELECT count(*)::int AS n FROM offline_ledger_open WHERE order_id = $1', [orderId])).rows[0].n).toBe(0);
   });
 
   test('when the pair is corporate_direct, then a paid order records an obligation and no payout', async () => {
