@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../src/api/server';
+import type { Config } from '../../src/config/config';
+import { RECON_SCHEDULE_ID } from '../../src/contracts/recon';
+import type { Db } from '../../src/db/pool';
+import { ensureReconSchedule, temporalReconStarter } from '../../src/recon/temporal';
+import { isolatedPool } from '../support/db';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { startTestWorker, type TestTemporal } from '../support/temporal';
+
+describe('recon on Temporal: the daily Schedule and finance-started runs', () => {
+  let db: Db;
+  let sb: TestSandbox;
+  let temporal: TestTemporal;
+  let config: Config;
+  let api: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    ({ db } = await isolatedPool());
+    sb = await startTestSandbox({ platformAccountId: 'acc_PlatformMeals1' });
+    temporal = await startTestWorker({ db, gateway: sb.gateway, config: { ...sb.config, BANK_HOLIDAYS: [] } });
+    config = { ...sb.config, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    api = await buildApi({ config, db, reconStarter: temporalReconStarter(temporal.client, temporal.taskQueue) });
+    base = await api.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await temporal.client.schedule.getHandle(RECON_SCHEDULE_ID).delete().catch(() => undefined);
+    await api?.close();
+    await temporal?.close();
+    await sb?.sandbox.close();
+    await db?.end();
+  });
+
+  test('when the schedule is ensured twice, then it exists once with the configured time and the second call updates it', async () => {
+    expect(await ensureReconSchedule(temporal.client, config)).toBe('created');
+    expect(await ensureReconSchedule(temporal.client, { ...config, RECON_SCHEDULE_HOUR_IST: 8 })).toBe('updated');
+    const described = await temporal.client.schedule.getHandle(RECON_SCHEDULE_ID).describe();
+    expect(described.spec.calendars).toMatchObject([{ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] }]);
+    expect(described.policies.overlap).toBe('SKIP');
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduledReconWorkflow', taskQueue: temporal.taskQueue });
+  });
+
+  test('when finance starts a run through the API, then it runs as recon-<from>-<to> and its progress and summary are readable', async () => {
+    const headers = { authorization: `Bearer ${config.FINANCE_API_TOKEN}`, 'content-type': 'application/json' };
+    const window = { from: '2026-08-03', to: '2026-08-04', asOf: '2026-08-05' };
+    const started = await fetch(`${base}/finance/recon/runs`, { method: 'POST', headers, body: JSON.stringify(window) });
+    expect(started.status).toBe(202);
+    const { workflowId, runId } = (await started.json()) as { workflowId: string; runId: string };
+    expect(workflowId).toBe('recon-2026-08-03-2026-08-04');
+    await temporal.client.workflow.getHandle(workflowId, runId).result();
+
+    const read = await fetch(`${base}/finance/recon/runs/${workflowId}`, { headers });
+    expect(read.status).toBe(200);
+    const body = (await read.json()) as { live: { status: string; progress: unknown }; runs: Array<{ status: string; summary: unknown }> };
+    expect(body.live).toMatchObject({ status: 'COMPLETED', progress: { phase: 'completed', daysPulled: 2, rowsFetched: 0 } });
+    expect(body.runs).toMatchObject([{ run_id: runId, status: 'completed', from: '2026-08-03', to: '2026-08-04', as_of: '2026-08-05', summary: { exceptions: 0 } }]);
+
+    const unknown = await fetch(`${base}/finance/recon/runs/recon-2020-01-01-2020-01-02`, { headers });
+    expect(unknown.status).toBe(404);
+  });
+});
