@@ -16,16 +16,14 @@ export type { GatewayConfig } from './sdkClient';
 const LIST_PAGE = 100;
 const RECON_PAGE = 1000;
 
-const log = logger.child({ component: 'gateway' });
-
 function failureOf(operation: string, result: Extract<SdkCallResult<unknown>, { ok: false }>): FailedOutcome {
   // The SDK rejects with plain objects without `.message`: log the whole thing.
-  log.error({ err: result.failure, transport: result.transportError, operation }, 'razorpay call failed');
+  logger.error({ component: 'gateway', err: result.failure, transport: result.transportError, operation }, 'razorpay call failed');
   return classifyFailure(result.failure, result.transportError);
 }
 
 function invalidAnswer(operation: string, issues: z.core.$ZodIssue[], raw: unknown): FailedOutcome {
-  log.error({ operation, issues, raw }, 'razorpay answer failed validation');
+  logger.error({ component: 'gateway', operation, issues, raw }, 'razorpay answer failed validation');
   return { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `${operation}: 2xx answer failed validation: ${JSON.stringify(issues).slice(0, 500)}` };
 }
 

@@ -33,6 +33,8 @@ export interface SandboxOptions {
   webhookRetryBaseMs?: number;
   /** Webhook attempts per event before the sandbox gives up (Razorpay: 24 h of retries). */
   webhookMaxAttempts?: number;
+  /** How long a webhook receiver has to answer (Razorpay: 5 s). */
+  webhookTimeoutMs?: number;
   platformAccountId?: string;
   initialPlatformBalancePaise?: number;
 }
@@ -56,7 +58,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     clock,
     webhooks: new WebhookDispatcher({
       secret: opts.webhookSecret, accountId: platformAccountId, clock, target: opts.webhookUrl ?? null,
-      retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, signal: lifetime.signal,
+      retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, timeoutMs: opts.webhookTimeoutMs, signal: lifetime.signal,
     }),
     idempotency: new IdempotencyStore(),
     faults: new FaultInjector(),

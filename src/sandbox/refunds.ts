@@ -12,15 +12,16 @@ import { randomAlphanumeric } from './ids';
 export function createRefund(ctx: SandboxContext, paymentId: string, body: z.output<typeof refundBody>): RefundEntity {
   const payment = fetchPayment(ctx, paymentId);
   const notes = checkNotes(body.notes);
+  // Checked first, so a retry of a refund whose answer was lost is told it already exists.
+  if (body.receipt && ctx.state.refundReceipts.has(body.receipt)) {
+    throw new RazorpayApiError(400, 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT', 'Duplicate receipt found for this refund request.', { field: 'receipt', source: 'business', step: 'refund_initiation', reason: 'input_validation_failed' });
+  }
   if (payment.status !== 'captured' && payment.status !== 'refunded') throw badRequest('The payment has not been captured', 'payment_id');
   const left = payment.amount - payment.amount_refunded;
   if (left === 0) throw badRequest('The payment has been fully refunded already', 'payment_id');
   const amount = body.amount ?? left;
   checkAmount(amount);
   if (amount > left) throw badRequest('The refund amount provided is greater than amount captured', 'amount');
-  if (body.receipt && ctx.state.refundReceipts.has(body.receipt)) {
-    throw new RazorpayApiError(400, 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT', 'Duplicate receipt found for this refund request.', { field: 'receipt', source: 'business', step: 'refund_initiation', reason: 'input_validation_failed' });
-  }
   if (ctx.state.platformBalance < amount) {
     // The description is API-SRC's; the code string for it is unconfirmed.
     throw new RazorpayApiError(400, 'BAD_REQUEST_ERROR', 'Your account does not have enough balance to carry out the refund operation. You can add funds to your account from your Razorpay dashboard or capture new payments.', { field: 'amount', source: 'business', step: 'refund_initiation', reason: 'insufficient_balance' });

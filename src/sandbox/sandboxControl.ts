@@ -13,6 +13,10 @@ const copy = <T>(v: unknown): T => structuredClone(v) as T;
 export interface SandboxControlExtras {
   /** The linked accounts the sandbox knows. */
   linkedAccounts(): Promise<Array<{ id: string; name: string; status: LinkedAccountStatus }>>;
+  /** Checkout that stops at `authorized` (the merchant must capture). */
+  authorizeOrder(orderId: string, opts?: { method?: string }): Promise<RzpPayment>;
+  /** The X-Transfer-Idempotency header the transfer was created under, as the sandbox received it. */
+  idempotencyKeyOf(transferId: string): Promise<string | null>;
 }
 
 export function createSandboxControl(ctx: SandboxContext, book: SettlementBook): SandboxControl & SandboxControlExtras {
@@ -42,6 +46,12 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
 
     async payOrder(orderId, opts) {
       return copy<RzpPayment>(payOrder(ctx, orderId, opts));
+    },
+    async authorizeOrder(orderId, opts) {
+      return copy<RzpPayment>(payOrder(ctx, orderId, { ...opts, capture: false }));
+    },
+    async idempotencyKeyOf(transferId) {
+      return state.transferIdempotencyKeys.get(transferId) ?? null;
     },
     async failPayment(orderId) {
       return copy<RzpPayment>(failPayment(ctx, orderId));

@@ -43,6 +43,8 @@ export class SandboxState {
   transfers = new Map<string, TransferEntity>();
   refunds = new Map<string, RefundEntity>();
   refundReceipts = new Set<string>();
+  /** transfer id → the X-Transfer-Idempotency it was created under. */
+  transferIdempotencyKeys = new Map<string, string>();
   accounts = new Map<string, LinkedAccount>();
   settlements = new Map<string, SettlementEntity>();
   /** Settled (or reported on-hold) line items, in settlement order. */
@@ -59,6 +61,7 @@ export class SandboxState {
   reset(): void {
     for (const m of [this.orders, this.payments, this.paymentBooks, this.transfers, this.refunds, this.accounts, this.settlements]) m.clear();
     this.refundReceipts.clear();
+    this.transferIdempotencyKeys.clear();
     this.settledIds.clear();
     this.settledItems = [];
     this.adjustments = [];

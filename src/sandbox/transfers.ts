@@ -42,9 +42,14 @@ export function createDirectTransfer(ctx: SandboxContext, item: TransferItem): T
     status: 'pending', createdAt: ctx.clock.nowSec(),
   });
   ctx.state.transfers.set(transfer.id, transfer);
+  processLater(ctx, transfer);
+  return transfer;
+}
+
+/** With no processing delay a transfer is processed at once; otherwise after the delay. */
+function processLater(ctx: SandboxContext, transfer: TransferEntity): void {
   if (ctx.options.transferProcessingDelayMs === 0) settleTransfer(ctx, transfer, 'processed');
   else ctx.timers.later(ctx.options.transferProcessingDelayMs, () => settleTransfer(ctx, transfer, 'processed'));
-  return transfer;
 }
 
 /** POST /v1/payments/:id/transfers: only from a captured payment, never more than it has left. */
@@ -62,7 +67,7 @@ export function createPaymentTransfers(ctx: SandboxContext, payment: PaymentEnti
       onHold: item.on_hold, onHoldUntil: item.on_hold_until ?? null, status: 'pending', createdAt: ctx.clock.nowSec(),
     });
     ctx.state.transfers.set(transfer.id, transfer);
-    ctx.timers.later(ctx.options.transferProcessingDelayMs, () => settleTransfer(ctx, transfer, 'processed'));
+    processLater(ctx, transfer);
     return transfer;
   });
 }
@@ -85,7 +90,7 @@ export function runOrderTransfers(ctx: SandboxContext, order: OrderEntity, payme
     if (ctx.state.transfers.has(transfer.id)) continue;
     ctx.state.transfers.set(transfer.id, transfer);
     payment.amount_transferred += transfer.amount;
-    ctx.timers.later(ctx.options.transferProcessingDelayMs, () => settleTransfer(ctx, transfer, 'processed'));
+    processLater(ctx, transfer);
   }
 }
 

@@ -77,7 +77,9 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
     const key = req.headers['x-transfer-idempotency'];
     const create = (): Answer => {
       try {
-        return ok(createDirectTransfer(ctx, parseRequest(directTransferBody, req.body)));
+        const transfer = createDirectTransfer(ctx, parseRequest(directTransferBody, req.body));
+        if (typeof key === 'string') ctx.state.transferIdempotencyKeys.set(transfer.id, key);
+        return ok(transfer);
       } catch (err) {
         if (err instanceof RazorpayApiError) return answerOf(err);
         throw err;
