@@ -10,6 +10,18 @@ import { reconcile } from '../recon/reconcile';
 import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, unknownSettlementIds, upsertReconRows, upsertSettlement } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
 
+/** Keeps heartbeating while one long call (all pages of a day, a 100k-row match) is in flight, so
+ * the heartbeat timeout detects a dead worker rather than a slow gateway. */
+async function whileHeartbeating<T>(details: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
+  heartbeat(details);
+  const timer = setInterval(() => heartbeat(details), 10_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export interface ReconActivityDeps { db: Db; gateway: Gateway; config: Config; now?: () => Date }
 
 export function createReconActivities({ db, gateway, config, now = () => new Date() }: ReconActivityDeps) {
@@ -25,11 +37,9 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
     /** Pulls every page of one IST day's recon report and stores the rows and their settlements. */
     async pullReconDay(input: { day: string }): Promise<{ rows: number; settlements: number }> {
       const [year, month, day] = input.day.split('-').map(Number) as [number, number, number];
-      heartbeat({ day: input.day, step: 'fetching' });
-      const raw = await gateway.settlementReconRows({ year, month, day });
+      const raw = await whileHeartbeating({ day: input.day, step: 'fetching' }, () => gateway.settlementReconRows({ year, month, day }));
       const rows = raw.map((r) => toStoredRow(r, input.day));
-      await upsertReconRows(db, rows);
-      heartbeat({ day: input.day, step: 'stored', rows: rows.length });
+      await whileHeartbeating({ day: input.day, step: 'storing', rows: rows.length }, () => upsertReconRows(db, rows));
       const ids = [...new Set(rows.map((r) => r.settlementId).filter((id): id is string => !!id))];
       // Settlements are immutable once processed; fetch only ones we have not stored.
       const missing = await unknownSettlementIds(db, ids);
@@ -42,12 +52,10 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
 
     /** Matches the window and writes its exceptions (reruns update in place). */
     async matchReconWindow(input: { runId: string; from: string; to: string; asOf: string }) {
-      heartbeat({ step: 'loading' });
-      const reconInput = await loadReconInput(db, { from: input.from, to: input.to, asOf: input.asOf, holidays });
+      const reconInput = await whileHeartbeating({ step: 'loading' }, () => loadReconInput(db, { from: input.from, to: input.to, asOf: input.asOf, holidays }));
       heartbeat({ step: 'matching', rows: reconInput.rows.length });
       const outcome = reconcile(reconInput);
-      heartbeat({ step: 'saving', exceptions: outcome.exceptions.length });
-      const saved = await saveExceptions(db, input.runId, input, outcome.exceptions);
+      const saved = await whileHeartbeating({ step: 'saving', exceptions: outcome.exceptions.length }, () => saveExceptions(db, input.runId, input, outcome.exceptions));
       const count = (key: 'reason' | 'class') => outcome.exceptions.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e[key]]: (acc[e[key]] ?? 0) + 1 }), {});
       return { matched: outcome.matched, exceptions: outcome.exceptions.length, byReason: count('reason'), byClass: count('class'), ...saved };
     },

@@ -1,9 +1,11 @@
+import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../src/api/server';
 import type { Config } from '../../src/config/config';
 import { RECON_SCHEDULE_ID } from '../../src/contracts/recon';
 import type { Db } from '../../src/db/pool';
 import { ensureReconSchedule, temporalReconStarter } from '../../src/recon/temporal';
+import { workflowBundle } from '../../src/worker';
 import { isolatedPool } from '../support/db';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
@@ -58,5 +60,9 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
 
     const unknown = await fetch(`${base}/finance/recon/runs/recon-2020-01-01-2020-01-02`, { headers });
     expect(unknown.status).toBe(404);
+
+    // Deterministic: the recorded history replays against the current bundle.
+    const history = await temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId)).resolves.toBeUndefined();
   });
 });
