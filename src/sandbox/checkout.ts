@@ -7,6 +7,9 @@ import { newOrder, newPayment, paymentFee, type OrderEntity, type PaymentEntity 
 import { badRequest, idNotFound } from './errors';
 import { checkAmount, checkCurrency, checkNotes, type orderBody } from './rules';
 import { orderTransfers, runOrderTransfers } from './transfers';
+import { randomInt } from 'node:crypto';
+
+const randomDigits = (n: number): string => Array.from({ length: n }, () => randomInt(10)).join('');
 
 export function createOrder(ctx: SandboxContext, body: z.output<typeof orderBody>): OrderEntity {
   checkAmount(body.amount);
@@ -49,7 +52,10 @@ function startPayment(ctx: SandboxContext, order: OrderEntity, method: string): 
 function authorize(ctx: SandboxContext, payment: PaymentEntity): void {
   payment.status = 'authorized';
   payment.error_code = payment.error_description = payment.error_source = payment.error_step = payment.error_reason = null;
-  if (payment.method === 'card') payment.acquirer_data = { auth_code: String(100000 + (payment.amount % 900000)), rrn: String(Date.now()).slice(-12) };
+  const reference = randomDigits(12);
+  payment.acquirer_data = Object.fromEntries(
+    Object.keys(payment.acquirer_data).map((k) => [k, k === 'auth_code' ? reference.slice(0, 6) : reference]),
+  );
   ctx.webhooks.emit('payment.authorized', { payment });
 }
 

@@ -90,6 +90,14 @@ export function newTransfer(input: {
   };
 }
 
+/** The acquirer fields Razorpay shows per method (card: auth code + RRN; netbanking: bank txn id; UPI: RRN). */
+function acquirerDataShape(method: string): Record<string, string | null> {
+  if (method === 'card') return { auth_code: null, rrn: null };
+  if (method === 'netbanking') return { bank_transaction_id: null };
+  if (method === 'upi') return { rrn: null };
+  return {};
+}
+
 const TEST_CARD = { entity: 'card', name: 'Gaurav Kumar', last4: '1111', network: 'Visa', type: 'debit', issuer: null, international: false, emi: false, iin: '411111', sub_type: 'consumer' };
 
 export function newPayment(input: { amount: number; orderId: string | null; method: string; createdAt: number; notes?: NotesJson }): PaymentEntity {
@@ -103,7 +111,7 @@ export function newPayment(input: { amount: number; orderId: string | null; meth
     wallet: input.method === 'wallet' ? 'paytm' : null, vpa: input.method === 'upi' ? 'gaurav.kumar@exampleupi' : null,
     email: 'gaurav.kumar@example.com', contact: '+919000090000', notes: input.notes ?? [], fee: null, tax: null,
     error_code: null, error_description: null, error_source: null, error_step: null, error_reason: null,
-    acquirer_data: isCard ? { auth_code: null, rrn: null } : {}, token_id: null, created_at: input.createdAt,
+    acquirer_data: acquirerDataShape(input.method), token_id: null, created_at: input.createdAt,
   };
 }
 
