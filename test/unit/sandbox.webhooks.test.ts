@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Razorpay from 'razorpay';
-import { createGateway, validateWebhookSignature } from '../../src/gateway';
+import { validateWebhookSignature } from '../../src/gateway';
 import type { Gateway } from '../../src/gateway/types';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 
