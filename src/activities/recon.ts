@@ -5,7 +5,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import type { Gateway } from '../gateway/types';
 import { istDateOf } from '../domain/calendar';
-import { toStoredRow } from '../recon/gatewayRows';
+import { latestPerEntityAndSettlement, toStoredRow } from '../recon/gatewayRows';
 import { reconcile } from '../recon/reconcile';
 import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, unknownSettlementIds, upsertReconRows, upsertSettlement } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
@@ -38,7 +38,7 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
     async pullReconDay(input: { day: string }): Promise<{ rows: number; settlements: number }> {
       const [year, month, day] = input.day.split('-').map(Number) as [number, number, number];
       const raw = await whileHeartbeating({ day: input.day, step: 'fetching' }, () => gateway.settlementReconRows({ year, month, day }));
-      const rows = raw.map((r) => toStoredRow(r, input.day));
+      const rows = latestPerEntityAndSettlement(raw.map((r) => toStoredRow(r, input.day)));
       await whileHeartbeating({ day: input.day, step: 'storing', rows: rows.length }, () => upsertReconRows(db, rows));
       const ids = [...new Set(rows.map((r) => r.settlementId).filter((id): id is string => !!id))];
       // Settlements are immutable once processed; fetch only ones we have not stored.

@@ -80,3 +80,11 @@ export function toStoredRow(raw: RzpReconRow, reconDay: string): StoredReconRow 
 export function settledIstDay(row: StoredReconRow): string | null {
   return row.settledAt ? istDateOf(row.settledAt) : null;
 }
+
+/** One row per entity + settlement, the last one reported winning: offset paging over a report
+ * that grows while we read it can repeat a row, and one upsert statement cannot touch a key twice. */
+export function latestPerEntityAndSettlement<T extends Pick<GatewayRow, 'entityId' | 'settlementId'>>(rows: readonly T[]): T[] {
+  const byKey = new Map<string, T>();
+  for (const row of rows) byKey.set(`${row.entityId}|${row.settlementId ?? ''}`, row);
+  return [...byKey.values()];
+}

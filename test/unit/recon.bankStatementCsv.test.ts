@@ -1,5 +1,5 @@
 import { normaliseUtr, parseBankStatementCsv, rupeesToPaise, splitCsvLine } from '../../src/recon/bankStatementCsv';
-import { transactionIdFromNotes } from '../../src/recon/gatewayRows';
+import { latestPerEntityAndSettlement, transactionIdFromNotes } from '../../src/recon/gatewayRows';
 
 describe('bank statement CSV', () => {
   test('when the file is well formed, then every line is parsed to paise with its line number', () => {
@@ -54,5 +54,16 @@ describe('bank statement CSV', () => {
     expect(transactionIdFromNotes('{"transaction_id":"po-2"}')).toBe('po-2');
     expect(transactionIdFromNotes('Beam me up Scotty.')).toBeNull();
     expect(transactionIdFromNotes([])).toBeNull();
+  });
+
+  test('when a report repeats a row across pages, then one row per entity + settlement is kept, the last one', () => {
+    const rows = [
+      { entityId: 'pay_1', settlementId: 'setl_1', n: 1 },
+      { entityId: 'pay_1', settlementId: 'setl_2', n: 2 },
+      { entityId: 'pay_1', settlementId: 'setl_1', n: 3 },
+      { entityId: 'pay_2', settlementId: null, n: 4 },
+      { entityId: 'pay_2', settlementId: null, n: 5 },
+    ];
+    expect(latestPerEntityAndSettlement(rows).map((r) => r.n)).toEqual([3, 2, 5]);
   });
 });
