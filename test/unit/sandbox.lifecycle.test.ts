@@ -52,13 +52,13 @@ test('when payment-linked transfers exceed the payment, then they are rejected; 
 });
 
 describe('the control surface over HTTP', () => {
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
     const res = await fetch(`${t.sandbox.baseUrl}/_sandbox${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
     return { status: res.status, body: res.headers.get('content-type')?.includes('csv') ? await res.text() : await res.json() };
   };
 
   test('when a linked account, an order payment and a fault are driven over HTTP, then they take effect like the in-process API', async () => {
-    const { body: account } = await call('POST', '/linked-accounts', { status: 'activated' });
+    const account = (await call('POST', '/linked-accounts', { status: 'activated' })).body as { id: string };
     expect(account.id).toMatch(/^acc_[A-Za-z0-9]{14}$/);
     const order = await t.gateway.createOrder({ amountPaise: 2_000, receipt: 'http-pay', notes: {} });
     const paid = await call('POST', `/orders/${order.id}/pay`, { method: 'upi' });
@@ -67,7 +67,7 @@ describe('the control surface over HTTP', () => {
     const outcome = await t.gateway.createDirectTransfer({ account: account.id, amountPaise: 500, idempotencyKey: 'http-fault-1', notes: { transaction_id: 'h', order_id: 'o' } });
     expect(outcome).toMatchObject({ type: 'unknown', reason: 'rate_limited' });
     expect((await call('GET', `/transfers?recipient=${account.id}`)).body).toEqual([]);
-    expect((await call('GET', '/call-counts')).body['transfers.create']).toBeGreaterThan(0);
+    expect(((await call('GET', '/call-counts')).body as Record<string, number>)['transfers.create']).toBeGreaterThan(0);
   });
 
   test('when a control request is malformed, then it answers 400 in the error shape and changes nothing', async () => {
