@@ -299,6 +299,53 @@ describe('money in: orders, checkout, webhooks', () => {
     expect(await payoutsOf(orderId)).toHaveLength(0);
   });
 
+  test('when Razorpay fails to create the order, then the client gets 502 and a retry with the same reference gets the same order with its gateway order', async () => {
+    const body = order();
+    await h.sandbox.control.injectFault({ endpoint: 'orders.create', fault: { kind: 'server_error_before' }, calls: [1] });
+    const failed = await http(h, 'POST', '/v1/orders', body);
+    expect([failed.status, failed.body.error.code]).toEqual([502, 'gateway_unavailable']);
+    await h.sandbox.control.clearFaults();
+    const retried = await http(h, 'POST', '/v1/orders', body);
+    expect(retried.status).toBe(200);
+    expect(retried.body.order.gatewayOrderId).toMatch(/^order_/);
+    const rows = await h.db.query('SELECT id, gateway_order_id FROM orders WHERE client_reference = $1', [body.clientReference]);
+    expect(rows.rows).toEqual([{ id: retried.body.order.orderId, gateway_order_id: retried.body.order.gatewayOrderId }]);
+    expect((await http(h, 'POST', '/v1/orders', { ...body, totalPaise: 20_000, subsidyPaise: 19_900 })).body.error.code).toBe('client_reference_reused');
+  });
+
+  test('when the refund answer is lost after Razorpay made it, then asking again with the same receipt makes no second refund and the webhook records it', async () => {
+    await h.sandbox.control.injectFault({ endpoint: 'refunds.create', fault: { kind: 'drop_after_commit' }, calls: [1] });
+    const orphan = await h.sandbox.control.capturedPaymentWithoutOrder(12_300);
+    await h.sandbox.control.drainWebhooks();
+    const ours = await eventually(
+      async () => (await h.db.query('SELECT id, status, gateway_refund_id FROM refunds WHERE payment_id = $1', [orphan.id])).rows,
+      (rows) => rows[0]?.status === 'processed',
+    );
+    await h.sandbox.control.clearFaults();
+    const made = (await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id);
+    expect(made).toHaveLength(1);
+    expect(ours).toEqual([{ id: made[0]!.receipt, status: 'processed', gateway_refund_id: made[0]!.id }]);
+  });
+
+  test('when admin and top-up requests are malformed or unauthenticated, then they are refused and nothing is written', async () => {
+    const before = await snapshot(h.db);
+    const refusals = await Promise.all([
+      http(h, 'POST', '/v1/admin/vendors', { id: 'ven_x', name: 'X', linkedAccountId: 'acc_short' }, admin(h)),
+      http(h, 'POST', '/v1/admin/vendors', { id: 'ven_x', name: 'X' }),
+      http(h, 'PUT', `/v1/admin/employers/${EMPLOYER}/vendors/ven_nobody`, { commissionBps: 1_000 }, admin(h)),
+      http(h, 'PUT', `/v1/admin/employers/${EMPLOYER}/vendors/${VENDOR}`, { commissionBps: 10_001 }, admin(h)),
+      http(h, 'PUT', `/v1/admin/employers/${EMPLOYER}/vendors/${VENDOR}`, { commissionBps: 1_000, settlementMode: 'barter' }, admin(h)),
+      http(h, 'POST', '/v1/wallets/employer/emp_nobody/top-ups', { amountPaise: 10_000 }),
+      http(h, 'POST', '/v1/wallets/employer/' + EMPLOYER + '/top-ups', { amountPaise: 99 }),
+      http(h, 'POST', '/v1/wallets/robot/r1/top-ups', { amountPaise: 10_000 }),
+    ]);
+    expect(refusals.map((r) => [r.status, r.body.error.code])).toEqual([
+      [400, 'invalid_request'], [401, 'unauthorized'], [422, 'unknown_vendor'], [400, 'invalid_request'], [400, 'invalid_request'],
+      [422, 'unknown_employer'], [400, 'invalid_request'], [400, 'invalid_request'],
+    ]);
+    expect(await snapshot(h.db)).toEqual(before);
+  });
+
   describe('bad input: a clear 4xx and the database unchanged', () => {
     let validBody: string;
     let validEventId: string;
