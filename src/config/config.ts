@@ -19,7 +19,7 @@ export const configSchema = z.object({
   /** Base URL of the Razorpay API; empty means the real https://api.razorpay.com. */
   RAZORPAY_BASE_URL: z.string().url().optional(),
   /** Our platform's own Razorpay account id (the `source` of direct transfers). */
-  RAZORPAY_PLATFORM_ACCOUNT_ID: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).default('acc_PlatformMeals01'),
+  RAZORPAY_PLATFORM_ACCOUNT_ID: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).default('acc_PlatformMeals1'),
   /** Webhook secret shared with Razorpay (not the API secret). */
   RAZORPAY_WEBHOOK_SECRET: z.string().min(8).default('sandbox_webhook_secret'),
   /** Per-call timeout for every gateway request. */
