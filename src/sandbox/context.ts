@@ -13,18 +13,24 @@ export interface SandboxOptions {
 }
 
 export class Timers {
-  private live = new Set<NodeJS.Timeout>();
+  private live = new Map<NodeJS.Timeout, number>();
 
   later(ms: number, fn: () => void): void {
     const t = setTimeout(() => {
       this.live.delete(t);
       fn();
     }, ms);
-    this.live.add(t);
+    this.live.set(t, ms);
+  }
+
+  /** Work queued with no delay (e.g. a refund processed "at once") that has not run yet. */
+  immediatePending(): boolean {
+    for (const ms of this.live.values()) if (ms === 0) return true;
+    return false;
   }
 
   clear(): void {
-    for (const t of this.live) clearTimeout(t);
+    for (const t of this.live.keys()) clearTimeout(t);
     this.live.clear();
   }
 }

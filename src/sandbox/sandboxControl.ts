@@ -75,8 +75,11 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     async webhookEvents() {
       return webhooks.records.map((r) => ({ ...r }));
     },
-    async drainWebhooks(timeoutMs) {
-      await webhooks.drain(timeoutMs);
+    async drainWebhooks(timeoutMs = 10_000) {
+      // Effects queued "at once" (refund processing without a delay) emit their events first.
+      const deadline = Date.now() + timeoutMs;
+      while (ctx.timers.immediatePending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      await webhooks.drain(Math.max(1, deadline - Date.now()));
     },
 
     async injectFault(rule) {
