@@ -27,9 +27,6 @@ export interface MoneyInHarness {
 }
 
 export async function startMoneyInHarness(): Promise<MoneyInHarness> {
-  // The config default 'acc_PlatformMeals01' has 15 characters after acc_, so it fails the schema's
-  // own pattern once passed explicitly (startTestSandbox re-parses it); use a valid id here.
-  process.env.RAZORPAY_PLATFORM_ACCOUNT_ID ||= 'acc_PlatformMeals1';
   const { db } = await isolatedPool();
   const { sandbox, config } = await startTestSandbox();
   const gateway = createGateway(config);
