@@ -45,7 +45,7 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals01';
+export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals1';
 /** ₹1 crore: enough that only a test that means to runs out. */
 export const DEFAULT_PLATFORM_BALANCE_PAISE = 1_000_000_000;
 

@@ -32,9 +32,7 @@ export async function startTestSandbox(overrides: Partial<SandboxOptions> = {}):
     RAZORPAY_KEY_ID: overrides.keyId ?? base.RAZORPAY_KEY_ID,
     RAZORPAY_KEY_SECRET: overrides.keySecret ?? base.RAZORPAY_KEY_SECRET,
     RAZORPAY_WEBHOOK_SECRET: overrides.webhookSecret ?? base.RAZORPAY_WEBHOOK_SECRET,
-    // The config default (acc_PlatformMeals01) is one character longer than its own pattern and
-    // passes only as a default, so it is passed on only when overridden.
-    ...(overrides.platformAccountId && { RAZORPAY_PLATFORM_ACCOUNT_ID: overrides.platformAccountId }),
+    RAZORPAY_PLATFORM_ACCOUNT_ID: overrides.platformAccountId ?? base.RAZORPAY_PLATFORM_ACCOUNT_ID,
   };
   const config = loadConfig({ ...process.env, ...env });
   return { sandbox, config, env, gateway: createGateway(config) };
