@@ -7,10 +7,11 @@ import type { Db } from '../../src/db/pool';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { claimPayout } from '../../src/payouts/repository';
+import { ensurePayoutSweepSchedule } from '../../src/payouts/sweepSchedule';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { isolatedPool } from '../support/db';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { payoutRow, seedPaidOrder } from './payoutSeed';
+import { payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
 
 describe('payouts: routing at fire time, claims and the kill switch (no money moves)', () => {
   let db: Db;
@@ -67,6 +68,7 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     expect((await payoutRow(db, order.orderId))?.status).toBe('rerouted');
     const open = await db.query('SELECT amount_paise FROM offline_ledger_open WHERE order_id = $1', [order.orderId]);
     expect(open.rows).toEqual([{ amount_paise: 8_100 }]);
+    await recordHistory(client, payoutWorkflowId(order.orderId), 'payout-rerouted');
   });
 
   test('when 50 claims race for one pending payout, then exactly one wins and 49 lost claims are counted', async () => {
@@ -95,5 +97,20 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     }
     const audit = await db.query(`SELECT action, reason FROM review_actions WHERE payout_id IS NULL ORDER BY id`);
     expect(audit.rows).toEqual([{ action: 'pause_transfers', reason: 'bank incident' }, { action: 'resume_transfers', reason: 'incident over' }]);
+  });
+
+  test('when the sweep schedule is ensured twice, then it is created once, every N ms with overlap SKIP', async () => {
+    const scheduleId = `payout-sweep-test-${Date.now()}`;
+    const cfg = { PAYOUT_SWEEP_EVERY_MS: 300_000, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    try {
+      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe(true);
+      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe(false);
+      const described = await client.schedule.getHandle(scheduleId).describe();
+      expect(described.policies.overlap).toBe('SKIP');
+      expect(described.spec.intervals?.[0]?.every).toBe(300_000);
+      expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'payoutSweepWorkflow', taskQueue: temporal.taskQueue });
+    } finally {
+      await client.schedule.getHandle(scheduleId).delete();
+    }
   });
 });

@@ -79,9 +79,11 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
   const result = (orderId: string) => handle(orderId).result() as Promise<PayoutWorkflowResult>;
   const transfersTo = (account: string): Promise<RzpTransfer[]> => control.transfers({ recipient: account });
   const createCalls = async () => (await control.callCounts())['transfers.create'] ?? 0;
-  const runSweep = () => temporal.client.workflow.execute(payoutSweepWorkflow, {
-    workflowId: `payout-sweep-test-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, taskQueue: temporal.taskQueue, args: [{ batchSize: 100 }],
-  });
+  let lastSweepId = '';
+  const runSweep = () => {
+    lastSweepId = `payout-sweep-test-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    return temporal.client.workflow.execute(payoutSweepWorkflow, { workflowId: lastSweepId, taskQueue: temporal.taskQueue, args: [{ batchSize: 100 }] });
+  };
   /** The ops API over real HTTP, as an operator's tool would call it. */
   const ops = async (orderId: string, action: string, body: Record<string, string>) => {
     const res = await fetch(`${apiUrl}/ops/payouts/${orderId}/${action}`, {
@@ -173,6 +175,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     const sweep = await runSweep();
     expect(sweep.started).toBeGreaterThanOrEqual(1);
     expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-terminated-then-resolved');
     await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
     expect(await createCalls()).toBe(callsBefore + 1);
     expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['recovered', 'settled']);
@@ -256,6 +259,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     }
     const sweep = await runSweep();
     expect(sweep.started).toBeGreaterThanOrEqual(1);
+    await recordHistory(temporal.client, lastSweepId, 'payout-sweep-after-resume');
     await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'settled');
     await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
   });

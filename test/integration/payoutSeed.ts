@@ -1,6 +1,10 @@
 /** Seeds paid orders and their payout rows straight into PostgreSQL, the way money in leaves them
  * (issue 5 allows building the payout side on seeded rows), and reads back what payouts wrote. */
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Db } from '../../src/db/pool';
 import { commissionPaise } from '../../src/domain/money';
 import { routeFor, type PaymentMethod, type SettlementMode } from '../../src/domain/routing';
@@ -76,14 +80,14 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
   return last;
 }
 
-/** With PAYOUT_RECORD_HISTORIES=1, keeps the run's history as a replay fixture (test/unit/payout.replay.test.ts). */
-export async function recordHistory(client: import('@temporalio/client').Client, workflowId: string, fixtureName: string): Promise<void> {
+/** With PAYOUT_RECORD_HISTORIES=1, keeps the run's history as a replay fixture (test/unit/payout.replay.test.ts),
+ * as the protobuf object form of @temporalio/proto. Not the SDK's historyToJSON: in this install
+ * @temporalio/common carries its own protobufjs (8.x) whose protojson rejects @temporalio/proto's (7.x) types. */
+export async function recordHistory(client: Client, workflowId: string, fixtureName: string): Promise<void> {
   if (process.env.PAYOUT_RECORD_HISTORIES !== '1') return;
-  const { historyToJSON } = await import('@temporalio/common/lib/proto-utils.js');
-  const fs = await import('node:fs');
-  const path = await import('node:path');
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const object = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history), { longs: String, bytes: String, enums: String });
   const dir = path.resolve(__dirname, '../fixtures/histories');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `${fixtureName}.json`), historyToJSON(history));
+  fs.writeFileSync(path.join(dir, `${fixtureName}.json`), JSON.stringify(object));
 }

@@ -1,9 +1,9 @@
 /** Replays payout and sweep histories recorded from the integration tests (test/fixtures/histories,
- * written when PAYOUT_RECORD_HISTORIES=1) against today's workflow code: a change that would break
+ * written when PAYOUT_RECORD_HISTORIES=1, in @temporalio/proto's object form) against today's workflow code: a change that would break
  * a running payout fails here as a nondeterminism error. No server needed. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundle } from '../../src/worker';
 
@@ -16,7 +16,7 @@ describe('payout workflow replay', () => {
   });
 
   test('when every recorded history is replayed with Worker.runReplayHistories, then none is nondeterministic', async () => {
-    const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
+    const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
     const failures: string[] = [];
     let replayed = 0;
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {

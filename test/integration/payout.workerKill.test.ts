@@ -1,0 +1,100 @@
+/** Scenario 5: the worker PROCESS dies (SIGKILL) while the transfer call is in flight. The sandbox
+ * commits the transfer and holds the answer; the first worker is killed; a second worker starts.
+ * The createTransfer activity times out (maximumAttempts 1) → unknown → the resolver finds the
+ * transfer under our note → exactly one transfer. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../../src/config/config';
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import type { Db } from '../../src/db/pool';
+import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { isolatedPool, testServices } from '../support/db';
+import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+
+const root = path.resolve(__dirname, '../..');
+
+describe('payouts: a worker killed mid-transfer', () => {
+  let db: Db;
+  let dbUrl: string;
+  let sandbox: RunningSandbox;
+  let client: Client;
+  const children: ChildProcess[] = [];
+  const taskQueue = `payout-kill-${Date.now()}`;
+
+  beforeAll(async () => {
+    ({ db, url: dbUrl } = await isolatedPool());
+    const defaults = loadConfig();
+    sandbox = await startSandbox({ keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET, transferProcessingDelayMs: 200 });
+    const connection = await Connection.connect({ address: testServices().temporalAddress });
+    client = new Client({ connection, namespace: 'default' });
+  });
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await client?.connection.close();
+    await sandbox?.close();
+    await db?.end();
+  });
+
+  /** `tsx src/worker.ts` as its own process, configured only through the environment. */
+  function startWorkerProcess(): Promise<ChildProcess> {
+    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/worker.ts')], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl,
+        TEMPORAL_ADDRESS: testServices().temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        RAZORPAY_BASE_URL: sandbox.baseUrl,
+        LOG_LEVEL: 'info',
+        GATEWAY_TIMEOUT_MS: '20000',
+        PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
+        PAYOUT_SETTLEMENT_POLL_MS: '300',
+        PAYOUT_RESOLVER_RETRY_MS: '300',
+        PAYOUT_STALE_CLAIM_MS: '2000',
+        PAYOUT_RETRY_BACKOFF_MS: '200',
+      },
+    });
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`worker did not start: ${out}`)), 60_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('worker started')) { clearTimeout(timer); resolve(child); }
+      });
+      child.stderr!.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited with ${code}: ${out}`)); });
+    });
+  }
+
+  test('5. when the worker process is SIGKILLed while the transfer call is in flight and a new worker starts, then exactly one transfer is made', async () => {
+    const control = sandbox.control;
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const first = await startWorkerProcess();
+    // The transfer is committed at the provider, then the answer is held far past every timeout.
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'delay_after_commit', ms: 60_000 }, calls: [1] });
+    await startPayoutWorkflow(client, taskQueue, order.orderId);
+    await eventually(async () => (await control.callCounts())['transfers.create'] ?? 0, (n) => n === 1, 30_000);
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing', attempts: 1 });
+
+    await startWorkerProcess();
+    const result = (await client.workflow.getHandle(payoutWorkflowId(order.orderId)).result()) as PayoutWorkflowResult;
+    expect(result).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+
+    const transfers = await control.transfers({ recipient: account });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({ amount: 8_100, notes: { transaction_id: order.payoutId, order_id: order.orderId } });
+    expect((await control.callCounts())['transfers.create']).toBe(1);
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', provider_transfer_id: transfers[0]!.id });
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'recovered', 'settled']);
+    await recordHistory(client, payoutWorkflowId(order.orderId), 'payout-worker-killed');
+  });
+});
