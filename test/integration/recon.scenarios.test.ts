@@ -36,8 +36,7 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
 
   beforeAll(async () => {
     ({ db } = await isolatedPool());
-    // The shared default platform id (acc_PlatformMeals01) has 15 characters and fails config validation.
-    sb = await startTestSandbox({ platformAccountId: 'acc_PlatformMeals1' });
+    sb = await startTestSandbox();
     config = { ...sb.config, BANK_HOLIDAYS: [] };
     temporal = await startTestWorker({ db, gateway: reportTampering(sb.gateway), config });
     await db.query(`INSERT INTO employers (id, name) VALUES ('emp-1', 'Acme') ON CONFLICT DO NOTHING`);

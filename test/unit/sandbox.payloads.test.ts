@@ -1,12 +1,12 @@
 /** Every entity, error and webhook payload the sandbox produces has every field the documented
- * examples have (../shared/razorpay-examples, see razorpay-reference.md): key sets compared
+ * examples have (copied with their sources from shared/razorpay-examples into test/fixtures): key sets compared
  * recursively through nested objects. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createSdk } from '../../src/gateway/sdkClient';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 
-const EXAMPLES = process.env.RAZORPAY_EXAMPLES_DIR ?? path.resolve(__dirname, '../../../shared/razorpay-examples');
+const EXAMPLES = process.env.RAZORPAY_EXAMPLES_DIR ?? path.resolve(__dirname, '../fixtures/razorpay-examples');
 const example = (name: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(EXAMPLES, name), 'utf8'));
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
