@@ -1,0 +1,149 @@
+/** The payouts demo: places issue 5's mix of orders through the API and the sandbox checkout — the
+ * 99%-subsidy ₹100 order, an unsubsidised split, a cash order, a corporate_direct pair and a suspended
+ * vendor that parks — prints each payout's route, status and Web UI link as it moves, and ends with
+ * a per-vendor summary checked against the sandbox's own ledger. The stack command calls runDemo. */
+import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { payoutWorkflowId } from '../contracts/payout';
+import { formatRupees } from '../domain/money';
+import type { SandboxControl } from '../sandbox/control';
+
+export interface DemoOptions {
+  apiUrl: string;
+  adminToken: string;
+  sandboxControl: SandboxControl;
+  client: Client;
+  temporalUiUrl: string | null;
+  log: (line: string) => void;
+  /** How long to wait for each payout to reach a resting status. */
+  timeoutMs?: number;
+}
+
+interface DemoOrder {
+  label: string;
+  vendorKey: string;
+  employer: 'main' | 'corporate';
+  totalPaise: number;
+  subsidyPaise: number;
+  paymentMethod: 'online' | 'wallet' | 'cash';
+  expectedRoute: string;
+}
+
+const ORDERS: DemoOrder[] = [
+  { label: '99%-subsidy ₹100 order', vendorKey: 'dosa', employer: 'main', totalPaise: 10_000, subsidyPaise: 9_900, paymentMethod: 'online', expectedRoute: 'direct transfer' },
+  { label: 'unsubsidised ₹250 order', vendorKey: 'biryani', employer: 'main', totalPaise: 25_000, subsidyPaise: 0, paymentMethod: 'online', expectedRoute: 'split (Route transfer on the order)' },
+  { label: 'cash ₹120 order, ₹20 subsidy', vendorKey: 'dosa', employer: 'main', totalPaise: 12_000, subsidyPaise: 2_000, paymentMethod: 'cash', expectedRoute: 'offline ledger (cash, signed)' },
+  { label: 'corporate_direct ₹150 order', vendorKey: 'dosa', employer: 'corporate', totalPaise: 15_000, subsidyPaise: 15_000, paymentMethod: 'online', expectedRoute: 'obligation (employer pays)' },
+  { label: 'suspended vendor ₹100 order', vendorKey: 'suspended', employer: 'main', totalPaise: 10_000, subsidyPaise: 9_000, paymentMethod: 'online', expectedRoute: 'direct transfer' },
+];
+
+export interface DemoSummaryRow {
+  vendorId: string;
+  linkedAccountId: string;
+  /** Sum of our settled direct-transfer payouts plus expected splits. */
+  ourPaise: number;
+  /** Sum of processed transfers the sandbox holds for the vendor's account. */
+  sandboxPaise: number;
+  agrees: boolean;
+}
+
+export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
+  const { log, sandboxControl: sandbox } = opts;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const tag = randomBytes(3).toString('hex');
+  const call = apiCaller(opts.apiUrl, opts.adminToken);
+
+  log(`demo ${tag}: creating linked accounts in the sandbox and reference data through the admin API`);
+  const accounts: Record<string, string> = {
+    dosa: await sandbox.createLinkedAccount({ name: 'Dosa Corner' }),
+    biryani: await sandbox.createLinkedAccount({ name: 'Biryani House' }),
+    suspended: await sandbox.createLinkedAccount({ name: 'Shut Shack', status: 'suspended' }),
+  };
+  const vendorIds: Record<string, string> = { dosa: `ven_dosa_${tag}`, biryani: `ven_biryani_${tag}`, suspended: `ven_shut_${tag}` };
+  const employers = { main: `emp_acme_${tag}`, corporate: `emp_globex_${tag}` };
+  for (const [key, id] of Object.entries(employers)) await call('POST', '/v1/admin/employers', { id, name: `${key} employer ${tag}` });
+  for (const [key, id] of Object.entries(vendorIds)) await call('POST', '/v1/admin/vendors', { id, name: `${key} ${tag}`, linkedAccountId: accounts[key] });
+  for (const key of Object.keys(vendorIds)) {
+    await call('PUT', `/v1/admin/employers/${employers.main}/vendors/${vendorIds[key]}`, { settlementMode: 'platform_transfer', commissionBps: 1_900 });
+  }
+  await call('PUT', `/v1/admin/employers/${employers.corporate}/vendors/${vendorIds.dosa}`, { settlementMode: 'corporate_direct', commissionBps: 1_900 });
+
+  for (const employerId of Object.values(employers)) {
+    const { checkout } = await call('POST', `/v1/wallets/employer/${employerId}/top-ups`, { amountPaise: 100_000, clientReference: `topup-${employerId}` });
+    await sandbox.payOrder(checkout.orderId);
+    await until(async () => (await call('GET', `/v1/wallets/employer/${employerId}`)).wallet.balancePaise >= 100_000, timeoutMs, `wallet ${employerId} top-up`);
+  }
+  log('employer wallets topped up through the sandbox checkout');
+
+  const placed: Array<{ demo: DemoOrder; orderId: string; vendorNetPaise: number }> = [];
+  for (const [i, demo] of ORDERS.entries()) {
+    const { order, checkout } = await call('POST', '/v1/orders', {
+      clientReference: `demo-${tag}-${i}`, employerId: employers[demo.employer], vendorId: vendorIds[demo.vendorKey], employeeId: `employee-${i}`,
+      totalPaise: demo.totalPaise, subsidyPaise: demo.subsidyPaise, customerSharePaise: demo.totalPaise - demo.subsidyPaise, paymentMethod: demo.paymentMethod,
+    });
+    if (checkout) await sandbox.payOrder(checkout.orderId);
+    if (demo.paymentMethod === 'cash') await call('POST', `/v1/orders/${order.orderId}/cash-confirmation`, {});
+    placed.push({ demo, orderId: order.orderId, vendorNetPaise: order.vendorNetPaise });
+    log(`${demo.label}: order ${order.orderId}, vendor net ${formatRupees(order.vendorNetPaise)}, route: ${demo.expectedRoute}`);
+  }
+
+  for (const { demo, orderId } of placed) {
+    const link = opts.temporalUiUrl ? `${opts.temporalUiUrl}/namespaces/default/workflows/${payoutWorkflowId(orderId)}` : payoutWorkflowId(orderId);
+    if (demo.expectedRoute !== 'direct transfer') {
+      log(`  ${demo.label}: no direct transfer (${demo.expectedRoute})`);
+      continue;
+    }
+    let seen = '';
+    const resting = await until(async () => {
+      const found = await call('GET', `/ops/payouts/${orderId}`, undefined, [404]);
+      const status: string = found?.payout?.status ?? 'waiting for money in';
+      if (status !== seen) { seen = status; log(`  ${demo.label}: payout ${status}${found?.payout?.lastCode ? ` (${found.payout.lastCode})` : ''} — ${link}`); }
+      return ['settled', 'parked', 'review', 'cancelled', 'rerouted'].includes(status) ? status : null;
+    }, timeoutMs, `payout of ${orderId}`);
+    if (resting === 'parked') log(`  ${demo.label}: parked for ops — POST /ops/payouts/${orderId}/retry after the account is fixed`);
+  }
+
+  const rows: DemoSummaryRow[] = [];
+  for (const key of Object.keys(vendorIds)) {
+    const ours = placed.filter((p) => p.demo.vendorKey === key && (p.demo.expectedRoute === 'direct transfer' || p.demo.expectedRoute.startsWith('split')));
+    let ourPaise = 0;
+    for (const p of ours) {
+      if (p.demo.expectedRoute.startsWith('split')) ourPaise += p.vendorNetPaise;
+      else if ((await call('GET', `/ops/payouts/${p.orderId}`, undefined, [404]))?.payout?.status === 'settled') ourPaise += p.vendorNetPaise;
+    }
+    const sandboxTransfers = await until(async () => {
+      const t = await sandbox.transfers({ recipient: accounts[key]! });
+      const sum = t.filter((x) => x.status === 'processed').reduce((s, x) => s + x.amount, 0);
+      return sum === ourPaise ? sum : null;
+    }, 10_000, `sandbox transfers to ${key}`).catch(async () => (await sandbox.transfers({ recipient: accounts[key]! })).filter((x) => x.status === 'processed').reduce((s, x) => s + x.amount, 0));
+    rows.push({ vendorId: vendorIds[key]!, linkedAccountId: accounts[key]!, ourPaise, sandboxPaise: sandboxTransfers, agrees: ourPaise === sandboxTransfers });
+  }
+  log('per-vendor summary (our records vs the sandbox ledger):');
+  for (const r of rows) log(`  ${r.vendorId} ${r.linkedAccountId}: ours ${formatRupees(r.ourPaise)}, sandbox ${formatRupees(r.sandboxPaise)} ${r.agrees ? 'AGREE' : 'DISAGREE'}`);
+  return rows;
+}
+
+function apiCaller(apiUrl: string, adminToken: string) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- demo output is printed, not trusted
+  return async (method: string, path: string, body?: unknown, allowed: number[] = []): Promise<any> => {
+    const res = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, 'x-actor': 'demo', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (allowed.includes(res.status)) return null;
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+async function until<T>(probe: () => Promise<T | null | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`demo: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
