@@ -1,48 +1,28 @@
 /** The demo end to end: API (money in + ops), worker, sandbox with webhooks, real PostgreSQL and
  * Temporal. Its per-vendor summary must agree with the sandbox's ledger. */
-import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../src/api/server';
 import { runDemo } from '../../src/cli/demo';
-import { loadConfig } from '../../src/config/config';
 import type { Db } from '../../src/db/pool';
-import { createGateway } from '../../src/gateway';
-import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { isolatedPool } from '../support/db';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { startPayoutStack, type PayoutStack } from './payoutStack';
 
 describe('payouts demo', () => {
+  let stack: PayoutStack;
   let db: Db;
-  let sandbox: RunningSandbox;
-  let temporal: TestTemporal;
-  let api: FastifyInstance;
   let apiUrl: string;
   let adminToken: string;
 
   beforeAll(async () => {
-    ({ db } = await isolatedPool());
-    const defaults = loadConfig();
-    sandbox = await startSandbox({ keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET, transferProcessingDelayMs: 200, webhookRetryBaseMs: 200 });
-    const taskQueue = `payout-demo-${Date.now()}`;
-    const config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, PAYOUT_SETTLEMENT_POLL_MS: '1000' });
-    adminToken = config.ADMIN_API_TOKEN;
-    const gateway = createGateway(config);
-    temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-    api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
-    apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
-    await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+    stack = await startPayoutStack({ name: 'payout-demo', env: { PAYOUT_SETTLEMENT_POLL_MS: '1000' }, sandbox: { transferProcessingDelayMs: 200 } });
+    ({ db, apiUrl } = stack);
+    adminToken = stack.config.ADMIN_API_TOKEN;
   });
 
   afterAll(async () => {
-    await api?.close();
-    await temporal?.close();
-    await sandbox?.close();
-    await db?.end();
+    await stack?.close();
   });
 
   test('when the demo places its mix of orders, then each vendor summary agrees with the sandbox ledger', async () => {
     const lines: string[] = [];
-    const rows = await runDemo({ apiUrl, adminToken, sandboxControl: sandbox.control, client: temporal.client, temporalUiUrl: 'http://localhost:8233', log: (l) => lines.push(l), timeoutMs: 30_000 });
+    const rows = await runDemo({ apiUrl, adminToken, sandboxControl: stack.sandbox.control, client: stack.temporal.client, temporalUiUrl: 'http://localhost:8233', log: (l) => lines.push(l), timeoutMs: 30_000 });
     expect(rows.map((r) => [r.ourPaise, r.sandboxPaise, r.agrees])).toEqual([[8_100, 8_100, true], [20_250, 20_250, true], [0, 0, true]]);
     expect(lines.join('\n')).toMatch(/payout settled — http:\/\/localhost:8233\/namespaces\/default\/workflows\/payout-/);
     expect(lines.join('\n')).toMatch(/payout parked \(BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT\)/);

@@ -1,43 +1,30 @@
 /** Settlement evidence: transfers stay pending at the sandbox until the test moves them on, so the
  * webhook (or the poll) decides. A transfer.failed after acceptance means not paid: the payout is
  * retried with a fresh key and paid exactly once. */
-import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../src/api/server';
-import { loadConfig, type Config } from '../../src/config/config';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
-import { createGateway } from '../../src/gateway';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { isolatedPool } from '../support/db';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import type { RunningSandbox } from '../../src/sandbox';
+import type { TestTemporal } from '../support/temporal';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+import { startPayoutStack, type PayoutStack } from './payoutStack';
 
 describe('payouts: settlement evidence after acceptance', () => {
+  let stack: PayoutStack;
   let db: Db;
   let sandbox: RunningSandbox;
   let temporal: TestTemporal;
-  let api: FastifyInstance;
-  let config: Config;
 
   beforeAll(async () => {
-    ({ db } = await isolatedPool());
-    const defaults = loadConfig();
-    sandbox = await startSandbox({ keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET, transferProcessingDelayMs: 600_000, webhookRetryBaseMs: 200 });
-    const taskQueue = `payout-settlement-${Date.now()}`;
-    config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, PAYOUT_SETTLEMENT_POLL_MS: '60000', PAYOUT_RETRY_BACKOFF_MS: '200' });
-    const gateway = createGateway(config);
-    temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-    api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
-    const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
-    await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+    // Transfers stay pending until the test moves them on; the poll is too slow to matter.
+    stack = await startPayoutStack({
+      name: 'payout-settlement', env: { PAYOUT_SETTLEMENT_POLL_MS: '60000', PAYOUT_RETRY_BACKOFF_MS: '200' }, sandbox: { transferProcessingDelayMs: 600_000 },
+    });
+    ({ db, sandbox, temporal } = stack);
   });
 
   afterAll(async () => {
-    await api?.close();
-    await temporal?.close();
-    await sandbox?.close();
-    await db?.end();
+    await stack?.close();
   });
 
   test('when an accepted transfer fails at the provider (transfer.failed), then the payout is retried with a fresh key and exactly one transfer is processed', async () => {

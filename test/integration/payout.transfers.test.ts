@@ -2,71 +2,52 @@
  * sandbox over HTTP (through the official SDK). Every test asserts from the SANDBOX's ledger that
  * exactly one transfer of the vendor net went to the right linked account (or none), and that our
  * database agrees. Durations come from config, so nothing sleeps for real minutes. */
-import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../src/api/server';
-import { loadConfig, type Config } from '../../src/config/config';
+import type { Config } from '../../src/config/config';
 import { payoutStateQuery, payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
-import { createGateway } from '../../src/gateway';
 import type { RzpTransfer } from '../../src/gateway/types';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
-import { isolatedPool } from '../support/db';
-import { startSandbox } from '../../src/sandbox';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import type { TestTemporal } from '../support/temporal';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+import { startPayoutStack, type PayoutStack } from './payoutStack';
 
 const BALANCE = 10_000_000;
 
 describe('payouts: exactly-once transfers through the sandbox', () => {
+  let stack: PayoutStack;
   let db: Db;
   let config: Config;
   let temporal: TestTemporal;
   let control: SandboxControl;
-  let stopSandbox: () => Promise<void>;
-  let api: FastifyInstance;
   let apiUrl: string;
 
   beforeAll(async () => {
-    ({ db } = await isolatedPool());
-    const defaults = loadConfig();
-    // Transfers stay pending briefly, as at Razorpay, so settlement arrives after acceptance.
-    const sandbox = await startSandbox({
-      keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET,
-      transferProcessingDelayMs: 300, webhookRetryBaseMs: 200,
+    stack = await startPayoutStack({
+      name: 'payout-transfers',
+      // Transfers stay pending briefly, as at Razorpay, so settlement arrives after acceptance.
+      sandbox: { transferProcessingDelayMs: 300 },
+      env: {
+        GATEWAY_TIMEOUT_MS: '1500',
+        PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
+        PAYOUT_RETRY_BACKOFF_MS: '200',
+        PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
+        PAYOUT_SETTLEMENT_POLL_MS: '3000',
+        PAYOUT_RESOLVER_RETRY_MS: '300',
+        PAYOUT_STALE_CLAIM_MS: '2500',
+        PAYOUT_HUMAN_RECHECK_MS: '60000',
+      },
     });
-    control = sandbox.control;
-    stopSandbox = () => sandbox.close();
-    const taskQueue = `payout-transfers-${Date.now()}`;
-    config = loadConfig({
-      ...process.env,
-      RAZORPAY_BASE_URL: sandbox.baseUrl,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      GATEWAY_TIMEOUT_MS: '1500',
-      PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
-      PAYOUT_RETRY_BACKOFF_MS: '200',
-      PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
-      PAYOUT_SETTLEMENT_POLL_MS: '3000',
-      PAYOUT_RESOLVER_RETRY_MS: '300',
-      PAYOUT_STALE_CLAIM_MS: '2500',
-      PAYOUT_HUMAN_RECHECK_MS: '60000',
-    });
-    const gateway = createGateway(config);
-    temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-    api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
-    apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
-    await control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+    ({ db, config, temporal, apiUrl } = stack);
+    control = stack.sandbox.control;
     await control.setPlatformBalance(BALANCE);
   });
 
   afterAll(async () => {
-    await api?.close();
-    await temporal?.close();
-    await stopSandbox?.();
-    await db?.end();
+    await stack?.close();
   });
 
   afterEach(async () => {

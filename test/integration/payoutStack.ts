@@ -1,0 +1,47 @@
+/** The whole payout stack for an integration test file: an isolated database, the Razorpay sandbox,
+ * an in-process worker on its own task queue, and the API (money in + ops) listening on a free port
+ * as the sandbox's webhook target. `env` overrides config, so durations stay short. */
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../src/api/server';
+import { loadConfig, type Config } from '../../src/config/config';
+import type { Db } from '../../src/db/pool';
+import { createGateway } from '../../src/gateway';
+import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
+import { isolatedPool } from '../support/db';
+import { startTestWorker, type TestTemporal } from '../support/temporal';
+
+export interface PayoutStack {
+  db: Db;
+  config: Config;
+  sandbox: RunningSandbox;
+  temporal: TestTemporal;
+  api: FastifyInstance;
+  apiUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startPayoutStack(opts: { name: string; env?: Record<string, string>; sandbox?: Partial<SandboxOptions> }): Promise<PayoutStack> {
+  const { db } = await isolatedPool();
+  const defaults = loadConfig();
+  const sandbox = await startSandbox({
+    keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET,
+    webhookRetryBaseMs: 200, ...opts.sandbox,
+  });
+  const taskQueue = `${opts.name}-${Date.now()}`;
+  const config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, ...opts.env });
+  const gateway = createGateway(config);
+  const temporal = await startTestWorker({ db, config, gateway }, taskQueue);
+  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
+  const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+  await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+  return {
+    db, config, sandbox, temporal, api, apiUrl,
+    async close() {
+      await api.close();
+      await temporal.close();
+      await sandbox.close();
+      await db.end();
+    },
+  };
+}
