@@ -172,6 +172,13 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await createCalls()).toBe(callsBefore + 1);
     expect(await transfersTo(account)).toHaveLength(0);
+    // Ops find parked payouts in the Web UI by search attribute (visibility is eventually consistent).
+    const listed = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const wf of temporal.client.workflow.list({ query: `PayoutStatus = "parked" AND OrderId = "${order.orderId}" AND VendorId = "${order.vendorId}"` })) ids.push(wf.workflowId);
+      return ids;
+    }, (ids) => ids.length === 1);
+    expect(listed).toEqual([payoutWorkflowId(order.orderId)]);
 
     await control.setLinkedAccountStatus(account, 'activated');
     const reply = await ops(order.orderId, 'retry', { reason: 'vendor reactivated by Razorpay' });
