@@ -17,6 +17,7 @@ import { ensurePayoutSweepSchedule } from '../payouts/sweepSchedule';
 import { temporalPayoutStarter } from '../payouts/temporalStarter';
 import { ensureReconSchedule, temporalReconStarter } from '../recon/temporal';
 import { createWorker } from '../worker';
+import { runDemo } from './demo';
 import { logger } from '../logger';
 
 const projectRoot = path.resolve(__dirname, '../..');
@@ -116,7 +117,12 @@ async function main(): Promise<void> {
       '',
     ].join('\n'));
     if (withDemo && sandbox) {
-      process.stdout.write('(demo not wired yet)\n');
+      const rows = await runDemo({
+        apiUrl, adminToken: config.ADMIN_API_TOKEN, sandboxControl: sandbox.control, client,
+        temporalUiUrl: services.temporalUiUrl, log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const agrees = rows.every((r) => r.agrees);
+      process.stdout.write(`\nDemo done: ${agrees ? 'every vendor total agrees with the sandbox' : 'A VENDOR TOTAL DISAGREES WITH THE SANDBOX'}. The stack keeps running; Ctrl-C stops it.\n`);
     }
   } catch (err) {
     logger.fatal({ err }, 'stack failed to start');

