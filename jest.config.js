@@ -16,4 +16,7 @@ module.exports = {
     },
   ],
   testTimeout: 120_000,
+  // The Temporal SDK's native runtime keeps the process alive after the last test
+  // (sdk-typescript#928); every server the tests started is already stopped by globalTeardown.
+  forceExit: true,
 };

@@ -11,7 +11,7 @@ import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
 import { createGateway } from '../gateway';
-import { startSandbox, type RunningSandbox } from '../sandbox';
+import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../sandbox';
 import { ensureMissedWebhookSchedule } from '../moneyin/schedule';
 import { ensurePayoutSweepSchedule } from '../payouts/sweepSchedule';
 import { temporalPayoutStarter } from '../payouts/temporalStarter';
@@ -56,14 +56,10 @@ async function main(): Promise<void> {
     let sandbox: RunningSandbox | undefined;
     if (config.DEV_SANDBOX === 'on' && !config.RAZORPAY_BASE_URL) {
       sandbox = await startSandbox({
-        keyId: config.RAZORPAY_KEY_ID,
-        keySecret: config.RAZORPAY_KEY_SECRET,
-        webhookSecret: config.RAZORPAY_WEBHOOK_SECRET,
-        port: config.SANDBOX_PORT,
+        ...sandboxOptionsFrom(config),
         webhookUrl: `${apiUrl}/webhooks/razorpay`,
+        // A visible pending → processed step in the demo, unless configured otherwise.
         transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS || 2_000,
-        webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
-        platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
       });
       const running = sandbox;
       stops.push(() => running.close());

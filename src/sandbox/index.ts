@@ -4,6 +4,7 @@
  * memory. `baseUrl` is the host root (no /v1): it is what RAZORPAY_BASE_URL takes, and the SDK
  * appends /v1 itself. */
 import Fastify from 'fastify';
+import type { Config } from '../config/config';
 import type { AddressInfo } from 'node:net';
 import { SandboxClock } from './clock';
 import { Timers, type SandboxContext } from './context';
@@ -48,6 +49,21 @@ export interface RunningSandbox {
 export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals1';
 /** ₹1 crore: enough that only a test that means to runs out. */
 export const DEFAULT_PLATFORM_BALANCE_PAISE = 1_000_000_000;
+
+/** The sandbox as configured for this platform: the same keys, webhook secret and account id. */
+export function sandboxOptionsFrom(config: Config): SandboxOptions {
+  return {
+    keyId: config.RAZORPAY_KEY_ID,
+    keySecret: config.RAZORPAY_KEY_SECRET,
+    webhookSecret: config.RAZORPAY_WEBHOOK_SECRET,
+    port: config.SANDBOX_PORT,
+    host: config.SANDBOX_HOST,
+    webhookUrl: config.SANDBOX_WEBHOOK_URL ?? null,
+    transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS,
+    webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
+    platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
+  };
+}
 
 export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
   const lifetime = new AbortController();

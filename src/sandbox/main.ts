@@ -1,21 +1,11 @@
 /** `npm run sandbox`: the Razorpay sandbox alone, configured from the environment (loadConfig). */
 import { loadConfig } from '../config/config';
 import { logger } from '../logger';
-import { startSandbox } from './index';
+import { sandboxOptionsFrom, startSandbox } from './index';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const sandbox = await startSandbox({
-    keyId: config.RAZORPAY_KEY_ID,
-    keySecret: config.RAZORPAY_KEY_SECRET,
-    webhookSecret: config.RAZORPAY_WEBHOOK_SECRET,
-    port: config.SANDBOX_PORT,
-    host: config.SANDBOX_HOST,
-    webhookUrl: config.SANDBOX_WEBHOOK_URL ?? null,
-    transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS,
-    webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
-    platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
-  });
+  const sandbox = await startSandbox(sandboxOptionsFrom(config));
   // The one line scripts look for: RAZORPAY_BASE_URL for the platform.
   process.stdout.write(`Razorpay sandbox listening at ${sandbox.baseUrl} (RAZORPAY_BASE_URL=${sandbox.baseUrl})\n`);
   logger.info({ baseUrl: sandbox.baseUrl, webhookUrl: config.SANDBOX_WEBHOOK_URL ?? null }, 'razorpay sandbox started');

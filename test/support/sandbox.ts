@@ -4,7 +4,7 @@
 import { loadConfig, type Config } from '../../src/config/config';
 import { createGateway } from '../../src/gateway';
 import type { Gateway } from '../../src/gateway/types';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
+import { sandboxOptionsFrom, startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 
 export interface TestSandbox {
   sandbox: RunningSandbox;
@@ -18,15 +18,7 @@ export interface TestSandbox {
 
 export async function startTestSandbox(overrides: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const base = loadConfig();
-  const sandbox = await startSandbox({
-    keyId: base.RAZORPAY_KEY_ID,
-    keySecret: base.RAZORPAY_KEY_SECRET,
-    webhookSecret: base.RAZORPAY_WEBHOOK_SECRET,
-    platformAccountId: base.RAZORPAY_PLATFORM_ACCOUNT_ID,
-    port: 0,
-    webhookRetryBaseMs: 50,
-    ...overrides,
-  });
+  const sandbox = await startSandbox({ ...sandboxOptionsFrom(base), port: 0, webhookUrl: null, transferProcessingDelayMs: 0, webhookRetryBaseMs: 50, ...overrides });
   const env: Record<string, string> = {
     RAZORPAY_BASE_URL: sandbox.baseUrl,
     RAZORPAY_KEY_ID: overrides.keyId ?? base.RAZORPAY_KEY_ID,
