@@ -28,6 +28,9 @@ export async function acceptPaymentCallback(deps: MoneyInDeps, orderId: string, 
   }
   const signed = validatePaymentSignature({ orderId: order.gatewayOrderId, paymentId: callback.razorpay_payment_id, signature: callback.razorpay_signature }, deps.config.RAZORPAY_KEY_SECRET);
   if (!signed) throw new AppError(400, 'invalid_payment_signature', 'razorpay_signature does not match');
+  // Capturing for a cancelled order would only be refunded again; left uncaptured, Razorpay
+  // releases the authorisation by itself after 3 days. (A cancel racing this capture is refunded.)
+  if (order.status === 'cancelled') throw new AppError(409, 'order_cancelled', 'the order was cancelled; the payment is not captured and its authorisation lapses');
 
   const payment = paymentEntitySchema.parse(await captureOrFail(deps, callback.razorpay_payment_id, order.customerSharePaise));
   if (payment.order_id !== order.gatewayOrderId) throw new AppError(400, 'order_mismatch', 'the payment is not for this order');

@@ -1,6 +1,7 @@
 /** What a payment snapshot means for us, whichever path brought it (webhook, browser callback,
  * sweep). A capture on one of our orders marks it paid; on a top-up it credits the wallet; on
- * anything else (not ours, or a cancelled order) it is refunded, never paid out. */
+ * anything else (not ours, a cancelled order, or a second capture on an order or top-up another
+ * payment already paid) it is refunded, never paid out. */
 import type { Tx } from '../db/pool';
 import { logger } from '../logger';
 import type { AfterCommit } from './afterCommit';
@@ -12,17 +13,19 @@ import { creditTopup } from './topups';
 import type { PaymentEntity } from './webhookEnvelope';
 
 type Owner =
-  | { kind: 'order'; orderId: string; status: string; customerSharePaise: number }
+  | { kind: 'order'; orderId: string; status: string; customerSharePaise: number; paidPaymentId: string | null }
   | { kind: 'topup'; topupId: string }
   | { kind: 'none' };
 
 async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
   if (!gatewayOrderId) return { kind: 'none' };
-  const order = await tx.query<{ id: string; status: string; customer_share_paise: number }>(
-    // Locked: a cancellation racing this capture either commits first (we refund) or waits for us.
-    'SELECT id, status, customer_share_paise FROM orders WHERE gateway_order_id = $1 FOR UPDATE', [gatewayOrderId],
+  const order = await tx.query<{ id: string; status: string; customer_share_paise: number; paid_payment_id: string | null }>(
+    // Locked: a cancellation or another payment's capture racing this one either commits first
+    // (we refund) or waits for us.
+    'SELECT id, status, customer_share_paise, paid_payment_id FROM orders WHERE gateway_order_id = $1 FOR UPDATE', [gatewayOrderId],
   );
-  if (order.rows[0]) return { kind: 'order', orderId: order.rows[0].id, status: order.rows[0].status, customerSharePaise: order.rows[0].customer_share_paise };
+  const o = order.rows[0];
+  if (o) return { kind: 'order', orderId: o.id, status: o.status, customerSharePaise: o.customer_share_paise, paidPaymentId: o.paid_payment_id };
   const topup = await tx.query<{ id: string }>('SELECT id FROM wallet_topups WHERE gateway_order_id = $1', [gatewayOrderId]);
   if (topup.rows[0]) return { kind: 'topup', topupId: topup.rows[0].id };
   return { kind: 'none' };
@@ -44,13 +47,18 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
   if (payment.status !== 'captured') return []; // authorized: recorded; nothing is payable before capture
 
   switch (owner.kind) {
-    case 'topup':
-      await creditTopup(tx, owner.topupId, payment.amount);
-      return [];
+    case 'topup': {
+      const credit = await creditTopup(tx, owner.topupId, payment.id, payment.amount);
+      return credit === 'credited_by_another_payment' ? refundCapture(tx, payment, null, 'duplicate_capture', deps) : [];
+    }
     case 'none':
       return refundCapture(tx, payment, null, 'orphan_capture', deps);
     case 'order': {
       if (owner.status === 'cancelled') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
+      // A second payment on the same gateway order (e.g. a failed one the bank authorised late)
+      // charged the customer twice: refund it, the order stays paid by the first. (A paid order
+      // without a paying payment id has no capture to compare with: never refund on a guess.)
+      if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
       if (payment.amount !== owner.customerSharePaise) {
         logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise },
           'captured amount differs from the customer share: order left for review');

@@ -1,5 +1,5 @@
 /** Refunds of captured payments we must not keep: a capture on a gateway order that is not ours,
- * or on an order that was cancelled. The request row is committed first (one per payment and
+ * on an order that was cancelled, or a second capture on an order or top-up already paid. The request row is committed first (one per payment and
  * reason); the gateway is asked after the commit with our refund id as `receipt`, so asking again
  * after an unknown outcome cannot refund twice. */
 import type { Db, Tx } from '../db/pool';
@@ -9,7 +9,7 @@ import type { AfterCommit } from './afterCommit';
 import { newRefundId } from './ids';
 import type { RefundEntity } from './webhookEnvelope';
 
-export type RefundReason = 'orphan_capture' | 'order_cancelled';
+export type RefundReason = 'orphan_capture' | 'order_cancelled' | 'duplicate_capture';
 
 /** Razorpay's answer when a receipt was already used: the refund exists. */
 const DUPLICATE_RECEIPT = 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT';

@@ -47,19 +47,29 @@ export async function topupView(deps: Pick<MoneyInDeps, 'db'>, topupId: string):
   return t ? { topupId: t.id, ownerKind: t.owner_kind, ownerId: t.owner_id, amountPaise: t.amount_paise, status: t.status, gatewayOrderId: t.gateway_order_id } : null;
 }
 
-/** Credits the top-up's wallet once; a second capture snapshot changes nothing. */
-export async function creditTopup(tx: Tx, topupId: string, capturedPaise: number): Promise<void> {
+/** Credits the top-up's wallet once, recording which payment did; another payment's capture on
+ * the same top-up is reported so it can be refunded (the customer paid twice). */
+export async function creditTopup(tx: Tx, topupId: string, paymentId: string, capturedPaise: number): Promise<'credited' | 'already_credited' | 'credited_by_another_payment' | 'not_credited'> {
   const { rows } = await tx.query<{ owner_kind: 'employer' | 'employee'; owner_id: string; amount_paise: number }>(
-    `UPDATE wallet_topups SET status = 'credited', credited_at = now()
+    `UPDATE wallet_topups SET status = 'credited', credited_at = now(), credited_payment_id = $3
       WHERE id = $1 AND status IN ('pending', 'failed') AND amount_paise = $2
       RETURNING owner_kind, owner_id, amount_paise`,
-    [topupId, capturedPaise],
+    [topupId, capturedPaise, paymentId],
   );
   const topup = rows[0];
   if (topup) {
     await creditWallet(tx, { ownerKind: topup.owner_kind, ownerId: topup.owner_id }, 'top_up', topup.amount_paise, topupId);
-    return;
+    return 'credited';
   }
-  const { rows: mismatch } = await tx.query<{ amount_paise: number }>(`SELECT amount_paise FROM wallet_topups WHERE id = $1 AND status <> 'credited'`, [topupId]);
-  if (mismatch[0]) logger.error({ topupId, expectedPaise: mismatch[0].amount_paise, capturedPaise }, 'top-up capture amount differs from the top-up: not credited');
+  const { rows: current } = await tx.query<{ status: string; amount_paise: number; credited_payment_id: string | null }>(
+    'SELECT status, amount_paise, credited_payment_id FROM wallet_topups WHERE id = $1', [topupId],
+  );
+  const t = current[0];
+  if (t?.status === 'credited') {
+    // NULL: credited before the payment was recorded (none found by migration 014); never refund on a guess.
+    if (t.credited_payment_id && t.credited_payment_id !== paymentId) return 'credited_by_another_payment';
+    return 'already_credited';
+  }
+  if (t) logger.error({ topupId, expectedPaise: t.amount_paise, capturedPaise }, 'top-up capture amount differs from the top-up: not credited');
+  return 'not_credited';
 }
