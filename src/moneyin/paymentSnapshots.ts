@@ -33,12 +33,14 @@ async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
 
 export type SnapshotDeps = Pick<MoneyInDeps, 'db' | 'gateway' | 'payoutStarter'>;
 
-export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: PaidVia, deps: SnapshotDeps): Promise<AfterCommit[]> {
+/** `gatewayAtSec`: when the gateway says this snapshot happened — a webhook's event time; for a
+ * fetched snapshot (callback, sweep) the payment's own `created_at`, the best it tells us. */
+export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: PaidVia, deps: SnapshotDeps, gatewayAtSec: number = payment.created_at): Promise<AfterCommit[]> {
   const owner = await ownerOf(tx, payment.order_id);
   await recordPayment(tx, payment, {
     orderId: owner.kind === 'order' ? owner.orderId : null,
     topupId: owner.kind === 'topup' ? owner.topupId : null,
-  });
+  }, gatewayAtSec);
   if (payment.status === 'failed') {
     // Only a pending order fails; a paid one stays paid (the failure snapshot may be stale).
     if (owner.kind === 'order') await tx.query(`UPDATE orders SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [owner.orderId]);

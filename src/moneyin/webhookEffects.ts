@@ -24,7 +24,7 @@ export type WebhookEffect = (tx: Tx, envelope: WebhookEnvelope, ctx: WebhookCont
 
 const paymentSnapshot: WebhookEffect = async (tx, envelope, ctx) => {
   const { payment } = paymentPayloadSchema.parse(envelope.payload);
-  return applyPaymentSnapshot(tx, payment.entity, 'webhook', ctx);
+  return applyPaymentSnapshot(tx, payment.entity, 'webhook', ctx, envelope.created_at);
 };
 
 const refundSnapshot: WebhookEffect = async (tx, envelope) => {
@@ -39,7 +39,7 @@ export const webhookEffects: Record<string, WebhookEffect> = {
   'payment.captured': paymentSnapshot,
   'order.paid': async (tx, envelope, ctx) => {
     const { payment } = orderPaidPayloadSchema.parse(envelope.payload);
-    return applyPaymentSnapshot(tx, payment.entity, 'webhook', ctx);
+    return applyPaymentSnapshot(tx, payment.entity, 'webhook', ctx, envelope.created_at);
   },
   'payment.failed': paymentSnapshot,
   'refund.created': refundSnapshot,

@@ -95,4 +95,53 @@ describe('money in: late and duplicate captures', () => {
     expect((await h.db.query('SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1', [payment.id])).rows[0].n).toBe(0);
     expect((await h.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'cancelled' }]);
   });
+
+  const capturedAt = async (paymentId: string) => (await h.db.query<{ captured_at: Date | null }>('SELECT captured_at FROM payments WHERE id = $1', [paymentId])).rows[0]?.captured_at;
+  /** 23:58:00 IST yesterday: a capture the settlement calendar must count on that IST day. */
+  const lateEveningIstYesterday = () => {
+    const todayIst = new Date(Date.now() + 5.5 * 3_600_000).toISOString().slice(0, 10);
+    return Date.parse(`${todayIst}T23:58:00+05:30`) - 86_400_000;
+  };
+
+  test('when a capture at 23:58 IST is delivered by webhook after midnight, then captured_at is the event time, not the time we saw it', async () => {
+    const { gatewayOrderId } = await placeOrder();
+    const at = lateEveningIstYesterday();
+    await h.sandbox.control.setWebhookDelivery(false);
+    try {
+      await h.sandbox.control.setClock(at);
+      const payment = await h.sandbox.control.payOrder(gatewayOrderId);
+      await h.sandbox.control.setClock(null);
+      await h.sandbox.control.setWebhookDelivery(true);
+      await h.sandbox.control.drainWebhooks();
+      expect((await capturedAt(payment.id))?.getTime()).toBe(at);
+    } finally {
+      await h.sandbox.control.setClock(null);
+      await h.sandbox.control.setWebhookDelivery(true);
+    }
+  });
+
+  test('when the checkout callback captures an earlier authorised payment, then captured_at is the payment time; a gateway clock ahead of ours is never recorded as a future capture', async () => {
+    const at = lateEveningIstYesterday();
+    const callback = async (when: number) => {
+      const { orderId, gatewayOrderId } = await placeOrder();
+      await h.sandbox.control.setWebhookDelivery(false);
+      try {
+        await h.sandbox.control.setClock(when);
+        const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
+        await h.sandbox.control.setClock(null);
+        const signature = hmacSha256Hex(`${gatewayOrderId}|${payment.id}`, h.config.RAZORPAY_KEY_SECRET);
+        const answer = await http(h, 'POST', `/v1/orders/${orderId}/payment-callback`, { razorpay_order_id: gatewayOrderId, razorpay_payment_id: payment.id, razorpay_signature: signature });
+        expect(answer.status).toBe(200);
+        return payment.id;
+      } finally {
+        await h.sandbox.control.setClock(null);
+        await h.sandbox.control.setWebhookDelivery(true);
+      }
+    };
+    expect((await capturedAt(await callback(at)))?.getTime()).toBe(at);
+    const before = Date.now();
+    const future = (await capturedAt(await callback(Date.now() + 3_600_000)))!.getTime();
+    expect(future).toBeGreaterThanOrEqual(before - 1_000);
+    expect(future).toBeLessThanOrEqual(Date.now());
+  });
 });
