@@ -35,6 +35,15 @@ export interface StoredReconRow extends GatewayRow {
 }
 
 export function transactionIdFromNotes(notes: unknown): string | null {
+  return noteValue(notes, 'transaction_id');
+}
+
+/** Our refund id, which we send as `notes.refund_request_id` (and `receipt`) with every refund. */
+export function refundRequestIdFromNotes(notes: unknown): string | null {
+  return noteValue(notes, 'refund_request_id');
+}
+
+function noteValue(notes: unknown, key: string): string | null {
   let value = notes;
   if (typeof value === 'string') {
     try {
@@ -44,7 +53,7 @@ export function transactionIdFromNotes(notes: unknown): string | null {
     }
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const id = (value as Record<string, unknown>).transaction_id;
+    const id = (value as Record<string, unknown>)[key];
     return typeof id === 'string' && id ? id : null;
   }
   return null;
@@ -69,6 +78,7 @@ export function toStoredRow(raw: RzpReconRow, reconDay: string): StoredReconRow 
     gatewayOrderId: r.order_id ?? null,
     orderReceipt: r.order_receipt ?? null,
     noteTransactionId: transactionIdFromNotes(r.notes),
+    noteRefundRequestId: r.type === 'refund' ? refundRequestIdFromNotes(r.notes) : null,
     createdAt: new Date(r.created_at * 1000),
     settledAt: r.settled_at === null ? null : new Date(r.settled_at * 1000),
     settlementUtr: r.settlement_utr ?? null,

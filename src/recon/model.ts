@@ -23,6 +23,8 @@ export interface GatewayRow {
   orderReceipt: string | null;
   /** `transaction_id` from the row's notes, when the notes carry one (our payout id). */
   noteTransactionId: string | null;
+  /** `refund_request_id` from a refund row's notes: our refund id, for a refund whose gateway id we never learned. */
+  noteRefundRequestId?: string | null;
 }
 
 /** Money-in we expect the gateway to settle: an order or a wallet top-up. */
@@ -38,10 +40,15 @@ export interface AppPayment {
   capturedAt: Date | null;
 }
 
-export interface AppRefund { id: string; gatewayRefundId: string; amountPaise: number }
+/** `gatewayRefundId` is null while we never learned the gateway's id (its answer was lost). */
+export interface AppRefund { id: string; gatewayRefundId: string | null; amountPaise: number }
 
 /** A transfer we recorded: a direct payout or a Route split. */
-export interface AppTransfer { kind: 'payout' | 'split'; id: string; orderId: string; providerTransferId: string | null; amountPaise: number }
+export interface AppTransfer {
+  kind: 'payout' | 'split'; id: string; orderId: string; providerTransferId: string | null; amountPaise: number;
+  /** `payouts.status` or `split_transfers.status`: a transfer to one we consider unpaid is a second payment. */
+  status: string;
+}
 
 export interface SettlementRecord { id: string; amountPaise: number; utrNormalised: string | null; settledDay: string }
 

@@ -63,6 +63,7 @@ export function reconcile(input: ReconInput): ReconOutcome {
   const moneyInByGatewayOrder = indexBy(input.moneyIn, (m) => m.gatewayOrderId);
   const paymentsById = indexBy(input.payments, (p) => p.id);
   const refundsByGatewayId = indexBy(input.refunds, (r) => r.gatewayRefundId);
+  const refundsById = indexBy(input.refunds, (r) => r.id);
   const transfersByProviderId = indexBy(input.transfers, (t) => t.providerTransferId);
   const payoutsById = indexBy(input.transfers.filter((t) => t.kind === 'payout'), (t) => t.id);
   const splitsByOrderId = indexBy(input.transfers.filter((t) => t.kind === 'split'), (t) => t.orderId);
@@ -79,7 +80,10 @@ export function reconcile(input: ReconInput): ReconOutcome {
 
   for (const row of windowRows) {
     if (row.type === 'refund') {
-      const refund = refundsByGatewayId.get(row.entityId);
+      // By the gateway id; else by our refund id in the notes when we never learned the gateway id.
+      const byReceipt = row.noteRefundRequestId ? refundsById.get(row.noteRefundRequestId) : undefined;
+      const refund = refundsByGatewayId.get(row.entityId)
+        ?? (byReceipt && (byReceipt.gatewayRefundId === null || byReceipt.gatewayRefundId === row.entityId) ? byReceipt : undefined);
       if (!refund) {
         exceptions.push(draft('refund-not-in-app', 'unmatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, actualPaise: row.amountPaise, details: { paymentId: row.paymentId } }));
       } else if (refund.amountPaise !== row.amountPaise) {
@@ -89,6 +93,9 @@ export function reconcile(input: ReconInput): ReconOutcome {
       const transfer = findTransfer(row, { transfersByProviderId, payoutsById, splitsByOrderId, paymentsById });
       if (!transfer) {
         exceptions.push(draft('transfer-not-in-app', 'unmatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, actualPaise: row.amountPaise, details: { sourcePaymentId: row.paymentId } }));
+      } else if (!weConsiderPaidBy(transfer, row.entityId)) {
+        // Money left for a payout we think is unpaid (or paid otherwise): a possible double payment.
+        exceptions.push(draft('transfer-not-in-app', 'unmatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: transfer.orderId, expectedPaise: transfer.amountPaise, actualPaise: row.amountPaise, details: { [transfer.kind]: transfer.id, ourStatus: transfer.status } }));
       } else if (transfer.amountPaise !== row.amountPaise) {
         exceptions.push(draft('amount-mismatch', 'mismatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: transfer.orderId, expectedPaise: transfer.amountPaise, actualPaise: row.amountPaise, details: { [transfer.kind]: transfer.id } }));
       } else matched += 1;
@@ -133,8 +140,14 @@ function judgePayment(
     out.push(draft('settled-not-in-app', 'unmatched', entityId, day, { ...refs, actualPaise: first.amountPaise, details: { orderReceipt: first.orderReceipt, gatewayOrderId: first.gatewayOrderId } }));
     return { exceptions: out, matched: false };
   }
-  const orderId = target?.kind === 'order' ? target.id : payment?.orderId ?? null;
-  const expectedAmount = payment?.amountPaise ?? target!.amountPaise;
+  // The gateway settled money for an order of ours but we recorded no payment (webhook missed, order
+  // still pending): the order's share is not evidence that we know of this money.
+  if (!payment) {
+    out.push(draft('settled-not-in-app', 'unmatched', entityId, day, { ...refs, orderId: target!.kind === 'order' ? target!.id : null, actualPaise: first.amountPaise, details: { [target!.kind]: target!.id, note: 'no captured payment recorded' } }));
+    return { exceptions: out, matched: false };
+  }
+  const orderId = target?.kind === 'order' ? target.id : payment.orderId;
+  const expectedAmount = payment.amountPaise;
   const amount = first.amountPaise;
   const fee = first.feePaise;
   const credited = settled.reduce((sum, r) => sum + r.creditPaise, 0);
@@ -158,6 +171,14 @@ function judgePayment(
     clean = false;
   }
   return { exceptions: out, matched: clean };
+}
+
+/** Whether our record says this transfer paid it: a payout in flight or settled by THIS transfer
+ * (not marked paid externally), a split expected or processed. */
+function weConsiderPaidBy(transfer: AppTransfer, transferId: string): boolean {
+  if (transfer.kind === 'split') return transfer.status === 'expected' || transfer.status === 'processed';
+  if (transfer.status === 'processing' || transfer.status === 'accepted') return true;
+  return transfer.status === 'settled' && transfer.providerTransferId === transferId;
 }
 
 function findTransfer(

@@ -4,7 +4,7 @@
 import type { Db } from '../db/pool';
 import type { RzpSettlement } from '../gateway/types';
 import { addDays, istDayBounds } from '../domain/calendar';
-import { transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
+import { refundRequestIdFromNotes, transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
 import { normaliseUtr } from './bankStatementCsv';
 import type { AppMoneyIn, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
 
@@ -72,6 +72,7 @@ function toGatewayRow(r: RowRecord): GatewayRow {
     entityId: r.entity_id, settlementId: r.settlement_id, type: r.type, amountPaise: r.amount_paise, feePaise: r.fee_paise, taxPaise: r.tax_paise,
     creditPaise: r.credit_paise, debitPaise: r.debit_paise, onHold: r.on_hold, settled: r.settled, reconDay: r.recon_day,
     paymentId: r.payment_id, gatewayOrderId: r.order_id, orderReceipt: r.order_receipt, noteTransactionId: r.type === 'transfer' ? transactionIdFromNotes(r.notes) : null,
+    noteRefundRequestId: r.type === 'refund' ? refundRequestIdFromNotes(r.notes) : null,
   };
 }
 
@@ -89,7 +90,7 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
                      AND r.entity_id IN (SELECT entity_id FROM w WHERE type = 'payment'))
      SELECT entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise, on_hold, settled,
             to_char(recon_day, 'YYYY-MM-DD') AS recon_day, payment_id, order_id, order_receipt,
-            CASE WHEN type = 'transfer' THEN raw->'notes' END AS notes
+            CASE WHEN type IN ('transfer', 'refund') THEN raw->'notes' END AS notes
      FROM (SELECT * FROM w UNION ALL SELECT * FROM more) r`,
     [from, to],
   )).rows.map(toGatewayRow);
@@ -107,23 +108,25 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
   const paymentIds = [...new Set([...paymentRows.map((r) => r.entityId), ...rows.map((r) => r.paymentId).filter((x): x is string => !!x)])];
   const payments = (await db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1)`, [paymentIds])).rows.map(toAppPayment);
 
-  const refundIds = rows.filter((r) => r.type === 'refund').map((r) => r.entityId);
-  const refunds: AppRefund[] = (await db.query<{ id: string; gateway_refund_id: string; amount_paise: number }>(
-    `SELECT id, gateway_refund_id, amount_paise FROM refunds WHERE gateway_refund_id = ANY($1)`, [refundIds],
+  const refundRows = rows.filter((r) => r.type === 'refund');
+  const refundIds = refundRows.map((r) => r.entityId);
+  const refundRequestIds = refundRows.map((r) => r.noteRefundRequestId).filter((x): x is string => !!x);
+  const refunds: AppRefund[] = (await db.query<{ id: string; gateway_refund_id: string | null; amount_paise: number }>(
+    `SELECT id, gateway_refund_id, amount_paise FROM refunds WHERE gateway_refund_id = ANY($1) OR id = ANY($2)`, [refundIds, refundRequestIds],
   )).rows.map((r) => ({ id: r.id, gatewayRefundId: r.gateway_refund_id, amountPaise: r.amount_paise }));
 
   const transferRows = rows.filter((r) => r.type === 'transfer');
   const transferIds = transferRows.map((r) => r.entityId);
   const noteIds = transferRows.map((r) => r.noteTransactionId).filter((x): x is string => !!x);
   const sourceOrderIds = payments.filter((p) => transferRows.some((t) => t.paymentId === p.id)).map((p) => p.orderId).filter((x): x is string => !!x);
-  const transfers: AppTransfer[] = (await db.query<{ kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number }>(
-    `SELECT 'payout' AS kind, id::text AS id, order_id, provider_transfer_id, amount_paise FROM payouts
+  const transfers: AppTransfer[] = (await db.query<{ kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number; status: string }>(
+    `SELECT 'payout' AS kind, id::text AS id, order_id, provider_transfer_id, amount_paise, status FROM payouts
        WHERE provider_transfer_id = ANY($1) OR id::text = ANY($2)
      UNION ALL
-     SELECT 'split', order_id, order_id, provider_transfer_id, amount_paise FROM split_transfers
+     SELECT 'split', order_id, order_id, provider_transfer_id, amount_paise, status FROM split_transfers
        WHERE provider_transfer_id = ANY($1) OR order_id = ANY($3)`,
     [transferIds, noteIds, sourceOrderIds],
-  )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise }));
+  )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise, status: r.status }));
 
   const settlementSelect = `SELECT id, amount_paise, utr_normalised, to_char(settled_day, 'YYYY-MM-DD') AS settled_day FROM settlements`;
   const toSettlement = (r: { id: string; amount_paise: number; utr_normalised: string | null; settled_day: string }): SettlementRecord =>
@@ -158,7 +161,9 @@ export interface SavedExceptions { opened: number; changed: number; cleared: num
 
 /** Upserts the run's differences; `last_run_id` names the last run that changed a row. Open
  * exceptions of the window that this run no longer finds are marked `cleared` (the missing side
- * arrived); resolved ones are never touched. */
+ * arrived). Resolved ones are never touched, except a resolved `expected` one that is now unmatched
+ * or mismatched: resolving "will settle" must not silence the real difference, so it reopens (the
+ * resolution stays in recon_exception_actions). */
 export async function saveExceptions(db: Db, runId: string, window: { from: string; to: string }, drafts: readonly ExceptionDraft[]): Promise<SavedExceptions> {
   let opened = 0;
   let changed = 0;
@@ -175,8 +180,9 @@ export async function saveExceptions(db: Db, runId: string, window: { from: stri
        ON CONFLICT (key) DO UPDATE SET class = EXCLUDED.class, severity = EXCLUDED.severity, next_action = EXCLUDED.next_action, day = EXCLUDED.day,
          entity_id = EXCLUDED.entity_id, settlement_id = EXCLUDED.settlement_id, order_id = EXCLUDED.order_id, bank_line_id = EXCLUDED.bank_line_id,
          expected_paise = EXCLUDED.expected_paise, actual_paise = EXCLUDED.actual_paise, details = EXCLUDED.details,
-         status = 'open', last_run_id = EXCLUDED.last_run_id, updated_at = now()
-       WHERE e.status <> 'resolved'
+         status = 'open', last_run_id = EXCLUDED.last_run_id, updated_at = now(),
+         resolved_at = NULL, resolved_by = NULL, resolution_note = NULL
+       WHERE (e.status <> 'resolved' OR (e.class = 'expected' AND EXCLUDED.class <> 'expected'))
          AND (e.status, e.class, e.severity, e.next_action, e.day, e.entity_id, e.settlement_id, e.order_id, e.bank_line_id, e.expected_paise, e.actual_paise, e.details)
              IS DISTINCT FROM ('open', EXCLUDED.class, EXCLUDED.severity, EXCLUDED.next_action, EXCLUDED.day, EXCLUDED.entity_id, EXCLUDED.settlement_id,
                EXCLUDED.order_id, EXCLUDED.bank_line_id, EXCLUDED.expected_paise, EXCLUDED.actual_paise, EXCLUDED.details)

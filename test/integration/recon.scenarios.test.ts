@@ -213,7 +213,7 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     expect(after.find((e) => e.id === adjustment.id)).toMatchObject({ status: 'resolved' });
   });
 
-  test('when the settlement is due on a Monday after a 2nd Saturday and a Sunday, then it is expected on Saturday, an exception on Tuesday, and cleared once it settles', async () => {
+  test('when the settlement is due on a Monday after a 2nd Saturday and a Sunday, then it is expected on Saturday, an open exception on Tuesday even if the expected one was resolved, and cleared once it settles', async () => {
     // Thu 2026-11-12 → T+1 Fri 13 → Sat 14 (2nd Saturday) and Sun 15 skipped → due Mon 16.
     const [p] = await payAt('2026-11-12', '15:00', [30_000]);
     await recordInApp([p!]);
@@ -221,6 +221,8 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     await runRecon({ from: '2026-11-11', to: '2026-11-13', asOf: '2026-11-14' });
     const saturday = await exceptionsBetween('2026-11-01', '2026-11-30');
     expect(saturday).toMatchObject([{ reason: 'captured-not-settled', class: 'expected', severity: 'low', entity_id: p!.payment.id, details: { dueDay: '2026-11-16' } }]);
+    // Finance resolves the expected one ("will settle"); that must not silence it once overdue.
+    expect(await resolveException(db, saturday[0]!.id, 'finance:test', 'due Monday, will settle')).toMatchObject({ type: 'resolved' });
 
     // Monday passes without a settlement (Razorpay missed the slot).
     await runRecon({ from: '2026-11-14', to: '2026-11-16', asOf: '2026-11-17' });

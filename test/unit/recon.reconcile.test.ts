@@ -1,5 +1,5 @@
 import { reconcile, bankCreditDueDate } from '../../src/recon/reconcile';
-import type { AppPayment, GatewayRow, ReconInput } from '../../src/recon/model';
+import type { AppPayment, AppTransfer, GatewayRow, ReconInput } from '../../src/recon/model';
 import { istDayBounds } from '../../src/domain/calendar';
 
 // 2026-11-02 is a Monday; 2026-11-14 is the 2nd Saturday of November 2026.
@@ -42,7 +42,15 @@ describe('reconcile: matching gateway rows, settlements and bank credits', () =>
   });
 
   test('when the receipt is missing, then the gateway order id finds the order', () => {
-    expect(reasons(cleanInput({ rows: [paymentRow({ orderReceipt: null })], payments: [] }))).toEqual([]);
+    expect(reasons(cleanInput({ rows: [paymentRow({ orderReceipt: null })] }))).toEqual([]);
+    const out = reconcile(cleanInput({ rows: [paymentRow({ orderReceipt: null })], payments: [appPayment({ orderId: null, amountPaise: 90_000 })] })).exceptions;
+    expect(out).toMatchObject([{ reason: 'amount-mismatch', orderId: 'ord-A' }]);
+  });
+
+  test('when the gateway settled a payment for our order but we recorded no payment, then settled-not-in-app naming the order', () => {
+    const out = reconcile(cleanInput({ payments: [] })).exceptions;
+    expect(out).toMatchObject([{ reason: 'settled-not-in-app', class: 'unmatched', severity: 'high', entityId: 'pay_A', orderId: 'ord-A', details: { order: 'ord-A', note: 'no captured payment recorded' } }]);
+    expect(reconcile(cleanInput({ payments: [] })).matched).toBe(1); // only the settlement↔bank pair
   });
 
   test('when a settled payment matches neither receipt, gateway order nor a known payment, then settled-not-in-app', () => {
@@ -88,13 +96,24 @@ describe('reconcile: matching gateway rows, settlements and bank credits', () =>
     expect(reasons(cleanInput({ rows: [paymentRow(), refund], settlements, bankLines, refunds: [{ id: 'rf-1', gatewayRefundId: 'rfnd_1', amountPaise: 9_000 }] }))).toEqual(['amount-mismatch/mismatched']);
   });
 
+  test('when we never learned the gateway refund id, then our refund id in the row notes matches it', () => {
+    const refund: GatewayRow = paymentRow({ entityId: 'rfnd_1', type: 'refund', amountPaise: 10_000, feePaise: 0, taxPaise: 0, creditPaise: 0, debitPaise: 10_000, paymentId: 'pay_A', noteRefundRequestId: 'rf-1' });
+    const settlements = [{ id: 'setl_1', amountPaise: 87_640, utrNormalised: 'UTR1', settledDay: DAY }];
+    const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 87_640, valueDate: DAY }];
+    const ours = { id: 'rf-1', gatewayRefundId: null, amountPaise: 10_000 };
+    expect(reasons(cleanInput({ rows: [paymentRow(), refund], settlements, bankLines, refunds: [ours] }))).toEqual([]);
+    expect(reasons(cleanInput({ rows: [paymentRow(), refund], settlements, bankLines, refunds: [{ ...ours, amountPaise: 9_000 }] }))).toEqual(['amount-mismatch/mismatched']);
+    // our refund already tied to ANOTHER gateway refund: this one is not ours
+    expect(reasons(cleanInput({ rows: [paymentRow(), refund], settlements, bankLines, refunds: [{ ...ours, gatewayRefundId: 'rfnd_0' }] }))).toEqual(['refund-not-in-app/unmatched']);
+  });
+
   test('when a transfer row matches no payout or split, then transfer-not-in-app at critical severity', () => {
     const transfer = paymentRow({ entityId: 'trf_X', type: 'transfer', amountPaise: 5_000, feePaise: 10, taxPaise: 2, creditPaise: 0, debitPaise: 5_010, paymentId: null, orderReceipt: null, gatewayOrderId: null });
     const settlements = [{ id: 'setl_1', amountPaise: 97_640 - 5_010, utrNormalised: 'UTR1', settledDay: DAY }];
     const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 97_640 - 5_010, valueDate: DAY }];
     const out = reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines })).exceptions;
     expect(out).toMatchObject([{ reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entityId: 'trf_X' }]);
-    const payout = { kind: 'payout' as const, id: 'po-1', orderId: 'ord-A', providerTransferId: 'trf_X', amountPaise: 5_000 };
+    const payout = { kind: 'payout' as const, id: 'po-1', orderId: 'ord-A', providerTransferId: 'trf_X', amountPaise: 5_000, status: 'accepted' };
     expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [payout] }))).toEqual([]);
     // found through the payout id in the notes when we never recorded the transfer id
     expect(reasons(cleanInput({ rows: [paymentRow(), { ...transfer, noteTransactionId: 'po-1' }], settlements, bankLines, transfers: [{ ...payout, providerTransferId: null }] }))).toEqual([]);
@@ -106,8 +125,35 @@ describe('reconcile: matching gateway rows, settlements and bank credits', () =>
     const transfer = paymentRow({ entityId: 'trf_S', type: 'transfer', amountPaise: 81_000, feePaise: 0, taxPaise: 0, creditPaise: 0, debitPaise: 81_000, paymentId: 'pay_A', orderReceipt: null, gatewayOrderId: null });
     const settlements = [{ id: 'setl_1', amountPaise: 16_640, utrNormalised: 'UTR1', settledDay: DAY }];
     const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 16_640, valueDate: DAY }];
-    const split = { kind: 'split' as const, id: 'ord-A', orderId: 'ord-A', providerTransferId: null, amountPaise: 81_000 };
+    const split = { kind: 'split' as const, id: 'ord-A', orderId: 'ord-A', providerTransferId: null, amountPaise: 81_000, status: 'expected' };
     expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [split] }))).toEqual([]);
+    expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...split, status: 'processed', providerTransferId: 'trf_S' }] }))).toEqual([]);
+    // a split we recorded as failed, yet money left: a possible double payment
+    expect(reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...split, status: 'failed', providerTransferId: 'trf_S' }] })).exceptions)
+      .toMatchObject([{ reason: 'transfer-not-in-app', severity: 'critical', details: { split: 'ord-A', ourStatus: 'failed' } }]);
+  });
+
+  describe('when a transfer reaches a payout we do not consider paid by it', () => {
+    const transfer = paymentRow({ entityId: 'trf_X', type: 'transfer', amountPaise: 5_000, feePaise: 10, taxPaise: 2, creditPaise: 0, debitPaise: 5_010, paymentId: null, orderReceipt: null, gatewayOrderId: null, noteTransactionId: 'po-1' });
+    const settlements = [{ id: 'setl_1', amountPaise: 97_640 - 5_010, utrNormalised: 'UTR1', settledDay: DAY }];
+    const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 97_640 - 5_010, valueDate: DAY }];
+    const payout: AppTransfer = { kind: 'payout', id: 'po-1', orderId: 'ord-A', providerTransferId: null, amountPaise: 5_000, status: 'accepted' };
+    const judge = (over: Partial<AppTransfer>) =>
+      reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...payout, ...over }] })).exceptions;
+
+    test.each(['parked', 'cancelled', 'failed', 'pending', 'rerouted', 'review'])('when its status is %s, then transfer-not-in-app (critical) with our status', (status) => {
+      expect(judge({ status })).toMatchObject([{ reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entityId: 'trf_X', details: { payout: 'po-1', ourStatus: status } }]);
+    });
+
+    test('when it was marked paid externally (settled without a transfer id), then transfer-not-in-app', () => {
+      expect(judge({ status: 'settled' })).toMatchObject([{ reason: 'transfer-not-in-app', details: { ourStatus: 'settled' } }]);
+    });
+
+    test('when it is processing, accepted, or settled by this very transfer, then clean', () => {
+      expect(judge({ status: 'processing' })).toEqual([]);
+      expect(judge({ status: 'accepted' })).toEqual([]);
+      expect(judge({ status: 'settled', providerTransferId: 'trf_X' })).toEqual([]);
+    });
   });
 
   test('when an adjustment is settled, then it always goes to review', () => {
