@@ -67,12 +67,15 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
     },
 
     /** Asks the provider's ledger whether a transfer carries this payout's note (design.md §6). */
-    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] }> {
+    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'moved_on' }> {
       const { rows } = await db.query<{ claimed_at: Date | null; age_ms: number | null }>(
         `SELECT claimed_at, (extract(epoch FROM now() - claimed_at) * 1000)::int8 AS age_ms FROM payouts WHERE id = $1`, [payoutId]);
       const payout = await findPayoutById(db, payoutId, policy.attemptCap);
       const claim = rows[0];
-      if (!payout || payout.status !== 'processing' || !claim?.claimed_at) return { payout: payout!, retryAfterMs: null, resolution: 'ask_again' };
+      if (!payout) throw new Error(`payout ${payoutId} does not exist`);
+      // A retry whose first attempt already recorded the finding lands here: the row has moved on.
+      if (payout.status !== 'processing') return { payout, retryAfterMs: null, resolution: 'moved_on' };
+      if (!claim?.claimed_at) return { payout, retryAfterMs: null, resolution: 'ask_again' };
       let transfers: RzpTransfer[];
       try {
         transfers = await gateway.listTransfers({
@@ -83,8 +86,12 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         logger.error({ err, payoutId }, 'listing transfers failed; the resolver will ask again');
         return { payout, retryAfterMs: null, resolution: 'ask_again' };
       }
+      const earlier = await db.query<{ provider_transfer_id: string }>(
+        `SELECT DISTINCT provider_transfer_id FROM payout_attempts
+         WHERE payout_id = $1 AND attempt_no < $2 AND provider_transfer_id IS NOT NULL`, [payoutId, payout.attempts]);
       const resolution = decideResolution({
         payoutId, amountPaise: payout.amountPaise, linkedAccountId: payout.linkedAccountId, transfers,
+        earlierTransferIds: earlier.rows.map((r) => r.provider_transfer_id),
         claimAgeMs: claim.age_ms ?? 0, inFlightHorizonMs: config.PAYOUT_STALE_CLAIM_MS,
       });
       const recorded = await recordResolution(db, { payoutId, resolution, runId: currentRunId(), policy: recording });

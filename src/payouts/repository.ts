@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
-import { routeFor, type PaymentMethod, type Route, type SettlementMode } from '../domain/routing';
+import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
+import { payableRouteFor } from '../moneyin/orderRules';
 import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
@@ -22,7 +23,7 @@ interface PayoutRow {
   id: string; order_id: string; vendor_id: string; linked_account_id: string; amount_paise: number;
   status: PayoutStatus; attempts: number; attempt_limit: number | null; claimed_at: Date | null;
   idempotency_key: string; provider_transfer_id: string | null; last_code: string | null;
-  external_reference: string | null; next_attempt_at: Date | null;
+  external_reference: string | null; next_attempt_at: Date | null; claimed_by_run: string | null;
 }
 
 function toView(row: PayoutRow, attemptCap: number): PayoutView {
@@ -94,12 +95,14 @@ interface PayableOrderRow {
   order_status: string; employer_id: string; vendor_id: string; payment_method: PaymentMethod;
   subsidy_paise: number; commission_paise: number; vendor_net_paise: number;
   settlement_mode: SettlementMode; vendor_account: string | null;
+  split_transfer_paise: number | null; split_linked_account_id: string | null;
 }
 
 async function lockPayableOrder(tx: Tx, orderId: string): Promise<PayableOrderRow | null> {
   const { rows } = await tx.query<PayableOrderRow>(
     `SELECT o.status AS order_status, o.employer_id, o.vendor_id, o.payment_method, o.subsidy_paise,
-            o.commission_paise, o.vendor_net_paise, ev.settlement_mode, v.linked_account_id AS vendor_account
+            o.commission_paise, o.vendor_net_paise, ev.settlement_mode, v.linked_account_id AS vendor_account,
+            o.split_transfer_paise, o.split_linked_account_id
      FROM orders o
      JOIN vendors v ON v.id = o.vendor_id
      LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
@@ -111,15 +114,17 @@ async function lockPayableOrder(tx: Tx, orderId: string): Promise<PayableOrderRo
   return row ?? null;
 }
 
+/** Money in's rule, at fire time: a split only if the gateway order carries one; otherwise what
+ * would be a split is a direct transfer (the platform holds the customer's money). */
 function routeOf(order: PayableOrderRow): Route {
-  return routeFor({
-    settlementMode: order.settlement_mode,
+  return payableRouteFor({
     paymentMethod: order.payment_method,
     subsidyPaise: order.subsidy_paise,
     commissionPaise: order.commission_paise,
     vendorNetPaise: order.vendor_net_paise,
-    linkedAccountId: order.vendor_account,
-  });
+    splitTransferPaise: order.split_transfer_paise,
+    splitLinkedAccountId: order.split_linked_account_id,
+  }, { settlementMode: order.settlement_mode, linkedAccountId: order.vendor_account });
 }
 
 function ledgerRouteName(route: Route): string {
@@ -170,6 +175,7 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
     const route = routeOf(order);
     const existing = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId]);
     let payout = existing.rows[0] ? toView(existing.rows[0], opts.attemptCap) : null;
+    const claimedByRun = existing.rows[0]?.claimed_by_run ?? null;
 
     if (route.kind !== 'direct_transfer') {
       await recordOfflineOwing(tx, orderId, order, route);
@@ -190,6 +196,8 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       await recordOfflineOwing(tx, orderId, order, route);
       payout = toView((await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId])).rows[0]!, opts.attemptCap);
     }
+    // A retry of this run's claim whose first try committed (its completion was lost): still ours.
+    if (payout.status === 'processing' && claimedByRun === opts.runId) return { kind: 'claimed', payout };
     const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
     const claimable = statusesAllowing({ type: 'claim' }).includes(payout.status) && payout.attempts < payout.attemptLimit;
     if (claimable && sw[0]?.paused) return { kind: 'paused', payout };
@@ -197,6 +205,7 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       attempts: payout.attempts + 1,
       linked_account_id: route.linkedAccountId,
       next_attempt_at: null,
+      claimed_by_run: opts.runId,
     }));
     if (!claimed) {
       await tx.query(

@@ -32,6 +32,9 @@ export function decideResolution(input: {
   amountPaise: number;
   linkedAccountId: string;
   transfers: readonly RzpTransfer[];
+  /** Transfers already recorded against earlier attempts of this payout (payout_attempts): their
+   * failure says nothing about the current attempt's request. */
+  earlierTransferIds: readonly string[];
   /** How long ago the current claim was taken. */
   claimAgeMs: number;
   /** Until the claim is this old, a request of ours may still reach the provider. */
@@ -47,9 +50,19 @@ export function decideResolution(input: {
     }
     return { kind: 'found_alive', transfer: live };
   }
-  const partial = ours.find((t) => !NOT_PAID.has(t.status));
+  // Not-paid evidence counts only for the current attempt: a transfer recorded for an earlier attempt
+  // failed under an older key, while this attempt's request may still be in flight.
+  const earlier = new Set(input.earlierTransferIds);
+  const current = ours.filter((t) => !earlier.has(t.id));
+  const partial = current.find((t) => !NOT_PAID.has(t.status));
   if (partial) return { kind: 'ambiguous', reason: `transfer ${partial.id} is ${partial.status}` };
-  const failed = ours[ours.length - 1];
+  // Until the in-flight horizon has passed, no answer is "not paid": the request may still land.
+  if (input.claimAgeMs < input.inFlightHorizonMs) return { kind: 'ask_again' };
+  const failed = newest(current);
   if (failed) return { kind: 'found_failed', transfer: failed };
-  return input.claimAgeMs < input.inFlightHorizonMs ? { kind: 'ask_again' } : { kind: 'nothing_found' };
+  return { kind: 'nothing_found' };
+}
+
+function newest(transfers: readonly RzpTransfer[]): RzpTransfer | undefined {
+  return transfers.reduce<RzpTransfer | undefined>((best, t) => (!best || t.created_at > best.created_at ? t : best), undefined);
 }

@@ -26,6 +26,11 @@ function moneyMovingCall(policy: PayoutPolicy) {
 
 const payouts = proxyActivities<PayoutActivities>(databaseCall);
 const MAX_STEP_LOG = 50;
+const TERMINAL: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted']);
+/** Statuses after which a run that found no transfer due may end: final, or never claimed. */
+const SETTLED_OR_OPEN_FOR_CLAIM: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'pending', 'failed']);
+/** The failure type of a run that lost a claim on a row still waiting for one. */
+const LOST_CLAIM = 'PayoutLostClaim';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
   const { orderId } = input;
@@ -75,7 +80,9 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     for (;;) {
       const found = await payouts.resolveUnknownTransfer(current.id);
       note('resolve', found.resolution);
-      if (found.resolution !== 'ask_again') return found.payout;
+      // Leave once the row is no longer `processing` (e.g. a retried activity whose first try recorded it).
+      if (found.resolution !== 'ask_again' || found.payout.status !== 'processing') return found.payout;
+      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof payoutWorkflow>(input);
       await sleep(policy.resolverRetryMs);
     }
   }
@@ -87,6 +94,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       settlementEvidence = false;
       const view = await payouts.checkSettlement(current.id);
       if (view.status !== 'accepted') return view;
+      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof payoutWorkflow>(input);
     }
   }
 
@@ -116,13 +124,28 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         await waitForNextAttempt(current);
         const claim = await payouts.claimPayout(orderId);
         note('claim', claim.kind);
-        if (claim.kind === 'no_transfer') { publish(claim.payout); return { kind: 'no_transfer', orderId, reason: claim.reason }; }
+        if (claim.kind === 'no_transfer') {
+          publish(claim.payout);
+          // Never complete over a row still in flight (e.g. `processing` when the route changed): follow it.
+          if (claim.payout && !SETTLED_OR_OPEN_FOR_CLAIM.has(claim.payout.status)) break;
+          return { kind: 'no_transfer', orderId, reason: claim.reason };
+        }
         if (claim.kind === 'paused') {
           // Fail (not complete) the run: ALLOW_DUPLICATE_FAILED_ONLY then lets the sweep start a new
           // run for this order after resume, while the row simply stays pending.
           throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
         }
-        if (claim.kind === 'lost') return { kind: 'lost_claim', orderId, statusSeen: claim.statusSeen };
+        if (claim.kind === 'lost') {
+          // Never complete over a non-terminal row: follow what the row is now. A row still waiting for
+          // a claim it cannot get fails the run, so the sweep may start a new one (as when paused).
+          const now = await payouts.readPayout(orderId);
+          if (now?.status === 'pending' || now?.status === 'failed') {
+            throw ApplicationFailure.create({ type: LOST_CLAIM, message: `claim lost with the payout ${now.status}; left for the sweep`, nonRetryable: true });
+          }
+          publish(now);
+          if (!now || TERMINAL.has(now.status)) return { kind: 'lost_claim', orderId, statusSeen: claim.statusSeen };
+          break;
+        }
         publish(claim.payout);
         publish(await transfer(claim.payout));
         break;

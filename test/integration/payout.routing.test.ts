@@ -1,6 +1,8 @@
 /** Routing at fire time, the claim's compare-and-swap and the kill switch, against real PostgreSQL
  * and Temporal. No money moves here, so no gateway is wired: any call to it would fail the test. */
 import type { Client } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createPayoutActivities } from '../../src/activities/payout';
 import { loadConfig, type Config } from '../../src/config/config';
 import { payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
@@ -81,6 +83,41 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     expect(row).toMatchObject({ status: 'processing', attempts: 1 });
     expect((await readPayoutCounters(db)).lostClaims - before.lostClaims).toBe(49);
     expect((await readPayoutCounters(db)).oldestProcessingAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  test('when a claim activity is retried after its first try committed, then the same run gets its claim back and another run loses', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_RetryVendor001' });
+    const first = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A' });
+    const retried = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A' });
+    expect(first.kind).toBe('claimed');
+    expect(retried).toEqual(first);
+    expect((await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-B' })).kind).toBe('lost');
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing', attempts: 1 });
+  });
+
+  test('when a run loses the claim on a row still waiting for one, then the run fails (not completes) so the sweep may start another', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_CapVendor00001' });
+    await db.query(`UPDATE payouts SET status = 'failed', attempts = 5 WHERE order_id = $1`, [order.orderId]);
+    await expect(runPayout(order.orderId)).rejects.toMatchObject({ cause: { type: 'PayoutLostClaim' } });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'failed', attempts: 5 });
+  });
+
+  test('when a retried resolver finds the row no longer processing, then it says moved_on instead of asking again', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_MovedVendor001' });
+    await db.query(`UPDATE payouts SET status = 'accepted', attempts = 1, claimed_at = now() WHERE order_id = $1`, [order.orderId]);
+    const activities = createPayoutActivities({ db, gateway: undefined as never, config });
+    const found = await new MockActivityEnvironment().run(activities.resolveUnknownTransfer, order.payoutId!);
+    expect(found).toMatchObject({ resolution: 'moved_on', payout: { status: 'accepted' } });
+  });
+
+  test('when an unsubsidised online order\'s gateway order carries no split, then it is a direct transfer at fire time, as money in decided', async () => {
+    const noSplit = await seedPaidOrder(db, { linkedAccountId: 'acc_NoSplitVendor1', subsidyPaise: 0, withPayout: true });
+    expect((await claimPayout(db, noSplit.orderId, { attemptCap: 5, runId: 'run-nosplit' })).kind).toBe('claimed');
+    expect(await payoutRow(db, noSplit.orderId)).toMatchObject({ status: 'processing' });
+
+    const withSplit = await seedPaidOrder(db, { linkedAccountId: 'acc_SplitVendor001', subsidyPaise: 0 });
+    await db.query('UPDATE orders SET split_transfer_paise = $2, split_linked_account_id = $3 WHERE id = $1', [withSplit.orderId, withSplit.vendorNetPaise, 'acc_SplitVendor001']);
+    expect(await claimPayout(db, withSplit.orderId, { attemptCap: 5, runId: 'run-split' })).toMatchObject({ kind: 'no_transfer', reason: 'route split' });
   });
 
   test('when direct transfers are paused, then the payout stays pending and nothing is claimed; the pause is audited', async () => {

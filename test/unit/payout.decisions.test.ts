@@ -77,7 +77,7 @@ describe('classifyRejection', () => {
 
 describe('decideResolution', () => {
   const payoutId = '3f0d5e0c-1111-4b5e-9a1d-000000000001';
-  const base = { payoutId, amountPaise: 8100, linkedAccountId: 'acc_Vendor00000001', claimAgeMs: 600_000, inFlightHorizonMs: 120_000 };
+  const base = { payoutId, amountPaise: 8100, linkedAccountId: 'acc_Vendor00000001', claimAgeMs: 600_000, inFlightHorizonMs: 120_000, earlierTransferIds: [] as string[] };
   const transfer = (over: Partial<RzpTransfer>): RzpTransfer => ({
     id: 'trf_AAAAAAAAAAAAA1', entity: 'transfer', status: 'processed', source: 'acc_PlatformMeals01', recipient: 'acc_Vendor00000001',
     amount: 8100, currency: 'INR', amount_reversed: 0, fees: 0, tax: 0, notes: { transaction_id: payoutId, order_id: 'o1' }, on_hold: false,
@@ -100,6 +100,22 @@ describe('decideResolution', () => {
   });
   test('when nothing carries our note but a request may be in flight, then ask again', () => {
     expect(decideResolution({ ...base, claimAgeMs: 1_000, transfers: [] }).kind).toBe('ask_again');
+  });
+  test('when an earlier attempt\'s recorded transfer failed and the current request may be in flight, then ask again', () => {
+    const earlierFailed = transfer({ id: 'trf_EarlierFailed1', status: 'failed' });
+    expect(decideResolution({ ...base, claimAgeMs: 3_000, earlierTransferIds: [earlierFailed.id], transfers: [earlierFailed] }).kind).toBe('ask_again');
+  });
+  test('when only an earlier attempt\'s recorded transfer failed and the claim is old, then nothing is found for this attempt', () => {
+    const earlierFailed = transfer({ id: 'trf_EarlierFailed1', status: 'failed' });
+    expect(decideResolution({ ...base, earlierTransferIds: [earlierFailed.id], transfers: [earlierFailed] }).kind).toBe('nothing_found');
+  });
+  test('when the current attempt\'s transfer failed but the claim is seconds old, then ask again rather than release', () => {
+    expect(decideResolution({ ...base, claimAgeMs: 3_000, transfers: [transfer({ status: 'failed' })] }).kind).toBe('ask_again');
+  });
+  test('when several failed transfers carry our note (newest first), then the newest by created_at is the finding', () => {
+    const newer = transfer({ id: 'trf_Newer00000001', status: 'failed', created_at: 200 });
+    const older = transfer({ id: 'trf_Older00000001', status: 'reversed', created_at: 100 });
+    expect(decideResolution({ ...base, transfers: [newer, older] })).toEqual({ kind: 'found_failed', transfer: newer });
   });
   test('when two live transfers carry our note, or the amount differs, then a human reviews', () => {
     expect(decideResolution({ ...base, transfers: [transfer({}), transfer({ id: 'trf_AAAAAAAAAAAAA2' })] }).kind).toBe('ambiguous');
