@@ -2,8 +2,10 @@
  * daily schedule's id. Imported by the workflow, the activities, the API, the CLI and the tests. */
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
+import { isIsoDate } from '../domain/calendar';
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected an IST date YYYY-MM-DD');
+// A calendar date, not only its shape: 2026-02-30 is refused with a 400 before any run starts.
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected an IST date YYYY-MM-DD').refine(isIsoDate, 'no such date');
 
 export const reconWindowSchema = z.object({
   from: isoDay,

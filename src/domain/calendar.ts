@@ -9,8 +9,15 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export type IsoDate = string;
 
+/** Strict: the date must round-trip through Date, because V8 parses 2026-02-30 as March 2. */
 export function assertIsoDate(date: string): void {
-  if (!ISO_DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+  if (!isIsoDate(date)) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+}
+
+export function isIsoDate(date: string): boolean {
+  if (!ISO_DATE.test(date)) return false;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date;
 }
 
 /** The IST calendar date of an instant. */

@@ -1,9 +1,10 @@
 /** Use cases on recon exceptions for finance: list with filters, resolve with a note (audited). */
 import { z } from 'zod';
 import { inTransaction, type Db } from '../db/pool';
+import { isIsoDate } from '../domain/calendar';
 import { CLASSES, REASONS } from './reasons';
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine(isIsoDate, 'no such date');
 
 export const exceptionFilterSchema = z.object({
   status: z.enum(['open', 'resolved', 'cleared']).optional(),

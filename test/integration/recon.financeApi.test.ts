@@ -90,9 +90,14 @@ describe('finance API: bank statements and exception resolution (real PostgreSQL
     expect(bad.statusCode).toBe(400);
   });
 
-  test('when a run is requested for a backwards window, then 400; without Temporal wired, then 503', async () => {
+  test('when a run is requested for a backwards window or an impossible date, then 400; without Temporal wired, then 503', async () => {
     const backwards = await call({ method: 'POST', url: '/finance/recon/runs', headers: auth, payload: { from: '2026-09-05', to: '2026-09-01' } });
     expect(backwards.statusCode).toBe(400);
+    const impossible = await call({ method: 'POST', url: '/finance/recon/runs', headers: auth, payload: { from: '2026-02-27', to: '2026-02-30' } });
+    expect(impossible.statusCode).toBe(400);
+    expect(impossible.json()).toMatchObject({ error: { details: [{ path: ['to'], message: 'no such date' }] } });
+    const filter = await call({ method: 'GET', url: '/finance/recon/exceptions?from=2026-02-30', headers: auth });
+    expect(filter.statusCode).toBe(400);
     const unwired = await call({ method: 'POST', url: '/finance/recon/runs', headers: auth, payload: { from: '2026-09-01', to: '2026-09-03' } });
     expect(unwired.statusCode).toBe(503);
   });

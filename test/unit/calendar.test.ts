@@ -1,4 +1,4 @@
-import { addDays, datesBetween, istDateOf, istDayBounds, isWorkingDay, settlementDueDate } from '../../src/domain/calendar';
+import { addDays, assertIsoDate, datesBetween, istDateOf, istDayBounds, isWorkingDay, settlementDueDate } from '../../src/domain/calendar';
 
 describe('IST calendar and T+2 working days', () => {
   test('when an instant is just after IST midnight, then it belongs to the next IST day', () => {
@@ -28,5 +28,14 @@ describe('IST calendar and T+2 working days', () => {
   test('when listing a range, then both ends are included', () => {
     expect(datesBetween('2026-11-29', '2026-12-01')).toEqual(['2026-11-29', '2026-11-30', '2026-12-01']);
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
+  });
+
+  test('when a date does not exist (2026-02-30, 2026-13-01) or is only date-shaped, then it is refused; a leap day is accepted', () => {
+    expect(() => assertIsoDate('2026-02-30')).toThrow(RangeError);
+    expect(() => assertIsoDate('2026-04-31')).toThrow(RangeError);
+    expect(() => assertIsoDate('2026-13-01')).toThrow(RangeError);
+    expect(() => assertIsoDate('2026-2-3')).toThrow(RangeError);
+    expect(() => assertIsoDate('2028-02-29')).not.toThrow();
+    expect(() => assertIsoDate('2026-02-28')).not.toThrow();
   });
 });
