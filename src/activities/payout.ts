@@ -68,8 +68,9 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     /** Asks the provider's ledger whether a transfer carries this payout's note (design.md §6). */
     async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'moved_on' }> {
-      const { rows } = await db.query<{ claimed_at: Date | null; age_ms: number | null }>(
-        `SELECT claimed_at, (extract(epoch FROM now() - claimed_at) * 1000)::int8 AS age_ms FROM payouts WHERE id = $1`, [payoutId]);
+      // The claim's age and number in one read: the finding is recorded only for that same claim.
+      const { rows } = await db.query<{ claimed_at: Date | null; age_ms: number | null; attempts: number }>(
+        `SELECT claimed_at, attempts, (extract(epoch FROM now() - claimed_at) * 1000)::int8 AS age_ms FROM payouts WHERE id = $1`, [payoutId]);
       const payout = await findPayoutById(db, payoutId, policy.attemptCap);
       const claim = rows[0];
       if (!payout) throw new Error(`payout ${payoutId} does not exist`);
@@ -88,13 +89,13 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       }
       const earlier = await db.query<{ provider_transfer_id: string }>(
         `SELECT DISTINCT provider_transfer_id FROM payout_attempts
-         WHERE payout_id = $1 AND attempt_no < $2 AND provider_transfer_id IS NOT NULL`, [payoutId, payout.attempts]);
+         WHERE payout_id = $1 AND attempt_no < $2 AND provider_transfer_id IS NOT NULL`, [payoutId, claim.attempts]);
       const resolution = decideResolution({
         payoutId, amountPaise: payout.amountPaise, linkedAccountId: payout.linkedAccountId, transfers,
         earlierTransferIds: earlier.rows.map((r) => r.provider_transfer_id),
         claimAgeMs: claim.age_ms ?? 0, inFlightHorizonMs: config.PAYOUT_STALE_CLAIM_MS,
       });
-      const recorded = await recordResolution(db, { payoutId, resolution, runId: currentRunId(), policy: recording });
+      const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
       return { ...recorded, resolution: resolution.kind };
     },
 

@@ -43,8 +43,14 @@ export async function recordTransferOutcome(db: Db, input: {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
     const stillOurs = payout.status === 'processing' && payout.attempts === input.attemptNo;
     let retryAfterMs: number | null = null;
+    const base = { payoutId: payout.id, attemptNo: input.attemptNo, idempotencyKey: input.idempotencyKey, runId: input.runId };
+    if (!stillOurs && input.outcome.type === 'accepted') {
+      // The row moved on, but the provider took the transfer: keep that evidence (and its id, so the
+      // resolver and reconciliation see it).
+      logger.error({ payoutId: payout.id, status: payout.status, transferId: input.outcome.entity.id }, 'transfer accepted after its claim moved on');
+      await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: input.outcome.entity.id, raw: input.outcome.entity });
+    }
     if (stillOurs) {
-      const base = { payoutId: payout.id, attemptNo: input.attemptNo, idempotencyKey: input.idempotencyKey, runId: input.runId };
       const outcome = input.outcome;
       if (outcome.type === 'accepted') {
         await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: outcome.entity.id, raw: outcome.entity });
@@ -72,13 +78,14 @@ export async function recordTransferOutcome(db: Db, input: {
 
 /** The resolver's finding for a `processing` payout. `ask_again` changes nothing. */
 export async function recordResolution(db: Db, input: {
-  payoutId: string; resolution: Resolution; runId: string; policy: RecordingPolicy;
+  /** The claim the finding was made for: a finding about an older claim changes nothing. */
+  payoutId: string; attemptNo: number; resolution: Resolution; runId: string; policy: RecordingPolicy;
 }): Promise<Recorded> {
   return inTransaction(db, async (tx) => {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
     let retryAfterMs: number | null = null;
     const r = input.resolution;
-    if (payout.status === 'processing' && r.kind !== 'ask_again') {
+    if (payout.status === 'processing' && payout.attempts === input.attemptNo && r.kind !== 'ask_again') {
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: input.runId };
       if (r.kind === 'found_alive') {
         await insertAttempt(tx, { ...base, outcome: 'recovered', providerTransferId: r.transfer.id, raw: r.transfer });

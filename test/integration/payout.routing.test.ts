@@ -8,12 +8,13 @@ import { payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '.
 import type { Db } from '../../src/db/pool';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
+import { recordResolution, recordTransferOutcome } from '../../src/payouts/outcomes';
 import { claimPayout } from '../../src/payouts/repository';
 import { ensurePayoutSweepSchedule } from '../../src/payouts/sweepSchedule';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { isolatedPool } from '../support/db';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+import { attemptOutcomes, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
 
 describe('payouts: routing at fire time, claims and the kill switch (no money moves)', () => {
   let db: Db;
@@ -118,6 +119,28 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     const withSplit = await seedPaidOrder(db, { linkedAccountId: 'acc_SplitVendor001', subsidyPaise: 0 });
     await db.query('UPDATE orders SET split_transfer_paise = $2, split_linked_account_id = $3 WHERE id = $1', [withSplit.orderId, withSplit.vendorNetPaise, 'acc_SplitVendor001']);
     expect(await claimPayout(db, withSplit.orderId, { attemptCap: 5, runId: 'run-split' })).toMatchObject({ kind: 'no_transfer', reason: 'route split' });
+  });
+
+  test('when a resolver finding about an older claim arrives after a new claim, then the new claim is not released', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_OldClaimVendr1' });
+    await db.query(`UPDATE payouts SET status = 'processing', attempts = 2, claimed_at = now() WHERE order_id = $1`, [order.orderId]);
+    const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000 };
+    await recordResolution(db, { payoutId: order.payoutId!, attemptNo: 1, resolution: { kind: 'nothing_found' }, runId: 'run-old', policy });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing', attempts: 2 });
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual([]);
+  });
+
+  test('when the provider accepts a transfer after its claim moved on, then the accepted attempt is still appended as evidence', async () => {
+    const order = await seedPaidOrder(db, { linkedAccountId: 'acc_LateAcceptVnd1' });
+    await db.query(`UPDATE payouts SET status = 'failed', attempts = 1 WHERE order_id = $1`, [order.orderId]);
+    const entity = { id: 'trf_LateAccepted01', status: 'processed' } as never;
+    await recordTransferOutcome(db, {
+      payoutId: order.payoutId!, attemptNo: 1, idempotencyKey: order.payoutId!, outcome: { type: 'accepted', entity }, runId: 'run-late',
+      policy: { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000 },
+    });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'failed', attempts: 1 });
+    const { rows } = await db.query('SELECT outcome, provider_transfer_id FROM payout_attempts WHERE payout_id = $1', [order.payoutId]);
+    expect(rows).toEqual([{ outcome: 'accepted', provider_transfer_id: 'trf_LateAccepted01' }]);
   });
 
   test('when direct transfers are paused, then the payout stays pending and nothing is claimed; the pause is audited', async () => {
