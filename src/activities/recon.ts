@@ -63,5 +63,10 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
     async finishReconRun(input: { runId: string; rowsFetched: number; summary: unknown }): Promise<void> {
       await recordRunEnd(db, input.runId, 'completed', input.rowsFetched, input.summary);
     },
+
+    /** Marks a run that failed or was cancelled, with how far it got and why. */
+    async failReconRun(input: { runId: string; rowsFetched: number; summary: unknown }): Promise<void> {
+      await recordRunEnd(db, input.runId, 'failed', input.rowsFetched, input.summary);
+    },
   };
 }

@@ -3,7 +3,7 @@
  * (rows and exceptions are upserted). scheduledReconWorkflow is what the daily Schedule starts: it
  * works out yesterday's window and runs reconWorkflow for it as a child with the business id. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { reconProgressQuery, reconWorkflowId, type ReconProgress, type ReconSummary, type ReconWindow, type ScheduledReconInput } from '../contracts/recon';
 import { addDays, datesBetween, istDateOf } from '../domain/calendar';
@@ -22,6 +22,17 @@ export async function reconWorkflow(window: ReconWindow): Promise<ReconSummary> 
   setHandler(reconProgressQuery, () => progress);
 
   const { asOf } = await reconCall.startReconRun({ runId, workflowId, from: window.from, to: window.to, asOf: window.asOf });
+  try {
+    return await pullAndMatch(window, runId, asOf, days, progress);
+  } catch (err) {
+    // A failed or cancelled run must not stay `running` in recon_runs; record it even when cancelled.
+    const error = err instanceof Error ? err.message : String(err);
+    await CancellationScope.nonCancellable(() => reconCall.failReconRun({ runId, rowsFetched: progress.rowsFetched, summary: { ...progress, error } }));
+    throw err;
+  }
+}
+
+async function pullAndMatch(window: ReconWindow, runId: string, asOf: string, days: string[], progress: ReconProgress): Promise<ReconSummary> {
   progress.phase = 'pulling';
   for (const day of days) {
     const pulled = await reconCall.pullReconDay({ day });

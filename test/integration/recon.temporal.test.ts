@@ -2,13 +2,22 @@ import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../src/api/server';
 import type { Config } from '../../src/config/config';
-import { RECON_SCHEDULE_ID } from '../../src/contracts/recon';
+import { RECON_SCHEDULE_ID, reconProgressQuery, reconWorkflowId } from '../../src/contracts/recon';
 import type { Db } from '../../src/db/pool';
 import { ensureReconSchedule, temporalReconStarter } from '../../src/recon/temporal';
 import { workflowBundle } from '../../src/worker';
+import { reconWorkflow } from '../../src/workflows/recon';
 import { isolatedPool } from '../support/db';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('recon on Temporal: the daily Schedule and finance-started runs', () => {
   let db: Db;
@@ -64,5 +73,22 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
     // Deterministic: the recorded history replays against the current bundle.
     const history = await temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();
     await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId)).resolves.toBeUndefined();
+  });
+
+  test('when a run is cancelled mid-pull, then recon_runs records it failed with how far it got, not running', async () => {
+    // The report call is held so the run is certainly pulling when finance cancels it.
+    await sb.sandbox.control.injectFault({ endpoint: 'settlements.recon', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
+    const window = { from: '2026-07-06', to: '2026-07-07', asOf: '2026-07-08' };
+    const handle = await temporal.client.workflow.start(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: temporal.taskQueue, args: [window] });
+    try {
+      await waitFor(async () => (await handle.query(reconProgressQuery)).phase === 'pulling');
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+    } finally {
+      await sb.sandbox.control.clearFaults();
+    }
+    const runs = await db.query(`SELECT status, summary, finished_at FROM recon_runs WHERE workflow_id = $1`, [reconWorkflowId(window)]);
+    expect(runs.rows).toMatchObject([{ status: 'failed', summary: { phase: 'pulling', daysPulled: 0 } }]);
+    expect(runs.rows[0].finished_at).not.toBeNull();
   });
 });
