@@ -5,6 +5,7 @@
  *   npm run recon -- ensure-schedule                         create/update the daily Schedule */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ZodError } from 'zod';
 import { loadConfig } from '../config/config';
 import { reconWindowSchema } from '../contracts/recon';
 import { createPool } from '../db/pool';
@@ -30,13 +31,14 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { positional, options } = flags(rest);
   if (command === 'run' || command === 'ensure-schedule') {
+    // Refuse a bad window (e.g. 2026-02-30) before connecting anywhere.
+    const window = command === 'run' ? reconWindowSchema.parse({ from: positional[0], to: positional[1], asOf: options['as-of'] }) : null;
     const client = await connectClient(config);
     try {
-      if (command === 'ensure-schedule') {
+      if (!window) {
         console.log(`recon schedule ${await ensureReconSchedule(client, config)}`);
         return 0;
       }
-      const window = reconWindowSchema.parse({ from: positional[0], to: positional[1], asOf: options['as-of'] });
       const started = await temporalReconStarter(client, config.TEMPORAL_TASK_QUEUE).start(window);
       console.log(JSON.stringify(started));
       return 0;
@@ -66,6 +68,11 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code)).catch((err) => {
+  // Bad arguments (e.g. 2026-02-30): say which and what is wrong, no stack trace.
+  if (err instanceof ZodError) {
+    for (const issue of err.issues) process.stderr.write(`invalid ${issue.path.join('.') || 'input'}: ${issue.message}\n`);
+    process.exit(2);
+  }
   logger.fatal({ err }, 'recon CLI failed');
   process.exit(1);
 });
