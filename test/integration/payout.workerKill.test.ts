@@ -39,9 +39,10 @@ describe('payouts: a worker killed mid-transfer', () => {
     await db?.end();
   });
 
-  /** `tsx src/worker.ts` as its own process, configured only through the environment. */
+  /** src/worker.ts as its own process, configured only through the environment. Node itself with
+   * tsx's loader (not the `tsx` wrapper, which would be a second process): SIGKILL must hit the worker. */
   function startWorkerProcess(): Promise<ChildProcess> {
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/worker.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker.ts')], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
