@@ -62,8 +62,8 @@ async function main(): Promise<void> {
   const base = loadConfig();
   log(`recon bench: ${total.toLocaleString('en-IN')} gateway rows, ${os.cpus().length} cores, node ${process.version}`);
   const services = await startServices({ projectRoot: path.resolve(__dirname, '..'), stateDir, persistent: false, temporalPort: 0, temporalUiPort: null, postgresPort: 0, externalDatabaseUrl: base.DATABASE_URL });
-  const sandbox = await startSandbox({ keyId: base.RAZORPAY_KEY_ID, keySecret: base.RAZORPAY_KEY_SECRET, webhookSecret: base.RAZORPAY_WEBHOOK_SECRET, platformAccountId: 'acc_PlatformMeals1', port: 0 });
-  const config = { ...loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, RAZORPAY_PLATFORM_ACCOUNT_ID: 'acc_PlatformMeals1' }), BANK_HOLIDAYS: [] as string[], GATEWAY_TIMEOUT_MS: 60_000 };
+  const sandbox = await startSandbox({ keyId: base.RAZORPAY_KEY_ID, keySecret: base.RAZORPAY_KEY_SECRET, webhookSecret: base.RAZORPAY_WEBHOOK_SECRET, port: 0 });
+  const config = { ...loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl }), BANK_HOLIDAYS: [] as string[], GATEWAY_TIMEOUT_MS: 60_000 };
   const gateway = createGateway(config);
   const suffix = Date.now();
   const db = createPool(await ensureDatabase(services.adminDatabaseUrl, `recon_bench_${suffix}`), 10);

@@ -6,9 +6,8 @@ import { loadConfig } from './config/config';
 import { createPool } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
 import { connectClient, connectWorker } from './temporal/connection';
-import { temporalPayoutStarter } from './payouts/temporalStarter';
 import { logger } from './logger';
-import { createGateway } from './gateway';
+import { productionDeps } from './wiring';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
@@ -39,8 +38,7 @@ async function main(): Promise<void> {
   const db = createPool(config.DATABASE_URL);
   const connection = await connectWorker(config);
   const client = await connectClient(config);
-  const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE);
-  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: createGateway(config), payoutStarter } });
+  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: productionDeps(config, db, client).activities });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
   await worker.run();
   await db.end();

@@ -1,23 +1,17 @@
 /** `npm run api`: the HTTP API alone (DATABASE_URL and a reachable Temporal required). */
 import { loadConfig } from '../config/config';
 import { createPool } from '../db/pool';
-import { createGateway } from '../gateway';
 import { logger } from '../logger';
-import { temporalPayoutStarter } from '../payouts/temporalStarter';
-import { temporalReconStarter } from '../recon/temporal';
 import { connectClient } from '../temporal/connection';
 import { buildApi } from './server';
+import { productionDeps } from '../wiring';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the API alone (npm run dev starts everything)');
   const db = createPool(config.DATABASE_URL);
   const client = await connectClient(config);
-  const app = await buildApi({
-    config, db, gateway: createGateway(config), temporal: client,
-    payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE),
-    reconStarter: temporalReconStarter(client, config.TEMPORAL_TASK_QUEUE),
-  });
+  const app = await buildApi(productionDeps(config, db, client).api);
   await app.listen({ port: config.API_PORT, host: '0.0.0.0' });
   logger.info({ port: config.API_PORT }, 'API listening');
   const stop = async () => { await app.close(); await db.end(); await client.connection.close(); process.exit(0); };

@@ -10,13 +10,9 @@ import { createPool } from '../db/pool';
 import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
-import { createGateway } from '../gateway';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../sandbox';
-import { ensureMissedWebhookSchedule } from '../moneyin/schedule';
-import { ensurePayoutSweepSchedule } from '../payouts/sweepSchedule';
-import { temporalPayoutStarter } from '../payouts/temporalStarter';
-import { ensureReconSchedule, temporalReconStarter } from '../recon/temporal';
 import { createWorker } from '../worker';
+import { ensureSchedules, productionDeps } from '../wiring';
 import { runDemo } from './demo';
 import { logger } from '../logger';
 
@@ -70,17 +66,16 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: services.temporalAddress,
       RAZORPAY_BASE_URL: sandbox?.baseUrl ?? config.RAZORPAY_BASE_URL,
     };
-    const gateway = createGateway(runtimeConfig);
     const client = await connectClient(runtimeConfig);
     stops.push(() => client.connection.close());
-    const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE);
+    const deps = productionDeps(runtimeConfig, db, client);
 
     const workerConnection = await connectWorker(runtimeConfig);
     const worker = await createWorker({
       connection: workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: { db, config: runtimeConfig, gateway, payoutStarter },
+      deps: deps.activities,
     });
     const workerRun = worker.run();
     stops.push(async () => {
@@ -90,16 +85,11 @@ async function main(): Promise<void> {
       await workerConnection.close();
     });
 
-    const api = await buildApi({
-      config: runtimeConfig, db, gateway, payoutStarter, temporal: client,
-      reconStarter: temporalReconStarter(client, config.TEMPORAL_TASK_QUEUE),
-    });
+    const api = await buildApi(deps.api);
     await api.listen({ port: config.API_PORT, host: '127.0.0.1' });
     stops.push(() => api.close());
 
-    await ensureMissedWebhookSchedule(client, runtimeConfig);
-    await ensurePayoutSweepSchedule(client, runtimeConfig);
-    await ensureReconSchedule(client, runtimeConfig);
+    await ensureSchedules(client, runtimeConfig);
 
     process.stdout.write([
       '',

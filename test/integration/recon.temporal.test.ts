@@ -29,7 +29,7 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
 
   beforeAll(async () => {
     ({ db } = await isolatedPool());
-    sb = await startTestSandbox({ platformAccountId: 'acc_PlatformMeals1' });
+    sb = await startTestSandbox();
     temporal = await startTestWorker({ db, gateway: sb.gateway, config: { ...sb.config, BANK_HOLIDAYS: [] } });
     config = { ...sb.config, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
     api = await buildApi({ config, db, reconStarter: temporalReconStarter(temporal.client, temporal.taskQueue) });
