@@ -1,13 +1,17 @@
 /** The Temporal worker: serves every workflow in src/workflows and every activity built by
- * createActivities. `npm run worker` runs it alone; the stack and the tests build it in-process. */
+ * createActivities. `npm run worker` runs it alone (owning the Schedules, with /health and /ready
+ * on WORKER_HEALTH_PORT); the stack and the tests build it in-process. */
+import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { installRuntime, sdkLogger } from './temporal/runtime';
-import { loadConfig } from './config/config';
-import { createPool } from './db/pool';
+import { loadConfig, type Config } from './config/config';
+import { createPool, poolOptionsFrom, type Db } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
-import { connectClient, connectWorker } from './temporal/connection';
 import { logger } from './logger';
-import { productionDeps } from './wiring';
+import { startHealthServer } from './observability/healthServer';
+import { readiness } from './observability/readiness';
+import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
+import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
@@ -32,15 +36,37 @@ export async function createWorker(opts: { connection: NativeConnection; namespa
   });
 }
 
+/** The production worker's boot, shared with `npm run dev`: ensures the Schedules (unless
+ * WORKER_SCHEDULES=off), then builds the worker. */
+export async function bootProductionWorker(opts: { config: Config; db: Db; client: Client; connection: NativeConnection }): Promise<Worker> {
+  const { config } = opts;
+  if (config.WORKER_SCHEDULES === 'on') {
+    logger.info({ schedules: await ensureSchedules(opts.client, config) }, 'schedules ensured');
+  }
+  return createWorker({ connection: opts.connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: productionDeps(config, opts.db, opts.client).activities });
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { refuseSampleSecrets: true });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the worker alone (npm run dev starts everything)');
-  const db = createPool(config.DATABASE_URL);
-  const connection = await connectWorker(config);
-  const client = await connectClient(config);
-  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: productionDeps(config, db, client).activities });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker started');
+  const db = createPool(config.DATABASE_URL, poolOptionsFrom(config));
+  await waitForDatabase(db, config, logger);
+  const connection = await connectWorkerWithRetry(config, logger);
+  const client = await connectClientWithRetry(config, logger);
+  const worker = await bootProductionWorker({ config, db, client, connection });
+  const health = await startHealthServer({
+    host: config.HTTP_HOST,
+    port: config.WORKER_HEALTH_PORT,
+    readiness: () => readiness({
+      db, temporal: client,
+      scheduleIds: config.WORKER_SCHEDULES === 'on' ? SCHEDULE_IDS : undefined,
+      extra: () => ({ worker: { ok: worker.getState() === 'RUNNING', detail: worker.getState() } }),
+    }),
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, healthPort: health.port }, 'worker started');
+  // The SDK stops the worker on SIGINT/SIGTERM by itself (graceful: running activities finish).
   await worker.run();
+  await health.close();
   await db.end();
   await client.connection.close();
   await connection.close();

@@ -1,20 +1,11 @@
-/** The one application error type and the central HTTP error handler: every failure leaves the API
+/** The central HTTP error handler: every failure leaves the API
  * as `{ error: { code, message, details? } }` with a deliberate status. */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ZodError } from 'zod';
+import { AppError } from '../appError';
 import { logger } from '../logger';
 
-export class AppError extends Error {
-  override name = 'AppError';
-  constructor(
-    readonly httpStatus: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { AppError };
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | ZodError | Error, request, reply) => {

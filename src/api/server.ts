@@ -1,8 +1,10 @@
-/** The HTTP API (Fastify): thin routes over use cases. Each capability registers its routes here. */
+/** The HTTP API (Fastify): thin routes over use cases. Each capability registers its routes here;
+ * each route declares the role it needs (src/auth/routeAuth.ts). */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { logger } from '../logger';
+import { installRouteAuth } from '../auth/routeAuth';
 import { installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
@@ -28,6 +30,8 @@ export interface ApiDeps {
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, bodyLimit: 5 * 1024 * 1024 });
   installErrorHandler(app);
+  // Before any route is registered: the onRoute check must see every one of them.
+  installRouteAuth(app, deps.db);
   await app.register(async (scope) => healthRoutes(scope, deps));
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));

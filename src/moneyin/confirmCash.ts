@@ -1,6 +1,6 @@
 /** A cash order is paid at the counter; the vendor (or ops on its behalf) confirms it through the
  * API, and it becomes paid through the same markPaid as every other path. */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import { runAfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';

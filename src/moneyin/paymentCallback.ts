@@ -2,7 +2,7 @@
  * proves Razorpay authorised this payment for this order; we then capture it if needed and go
  * through the same idempotent path as the webhook, which stays authoritative. */
 import { z } from 'zod';
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import { validatePaymentSignature } from '../gateway';
 import { GatewayCallError } from '../gateway/types';

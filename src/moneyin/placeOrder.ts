@@ -3,7 +3,7 @@
  * which makes it paid at once); then, for an online order, the Razorpay order is created. A retry
  * with the same client reference returns the same order and the same gateway order. */
 import { z } from 'zod';
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
 import { paiseSchema } from '../domain/money';
 import { PAYMENT_METHODS, type PaymentMethod } from '../domain/routing';

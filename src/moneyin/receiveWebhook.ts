@@ -1,6 +1,6 @@
 /** POST /webhooks/razorpay: signature over the raw bytes first (401, nothing written), then the
  * envelope (400, nothing written), then the event id and its effect in one transaction. */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import { validateWebhookSignature } from '../gateway';
 import { logger } from '../logger';
@@ -20,7 +20,10 @@ export interface IncomingWebhook {
 export type WebhookReceipt = { eventId: string; event: string; duplicate: boolean };
 
 export async function receiveRazorpayWebhook(ctx: WebhookContext, incoming: IncomingWebhook): Promise<WebhookReceipt> {
-  if (!incoming.signature || !validateWebhookSignature(incoming.rawBody, incoming.signature, ctx.config.RAZORPAY_WEBHOOK_SECRET)) {
+  // During a rotation Razorpay still signs retries of older events with the previous secret.
+  const secrets = [ctx.config.RAZORPAY_WEBHOOK_SECRET, ...ctx.config.RAZORPAY_WEBHOOK_PREVIOUS_SECRETS];
+  const signature = incoming.signature;
+  if (!signature || !secrets.some((secret) => validateWebhookSignature(incoming.rawBody, signature, secret))) {
     throw new AppError(401, 'invalid_signature', 'X-Razorpay-Signature is missing or does not match the body');
   }
   const envelope = webhookEnvelopeSchema.safeParse(parseJson(incoming.rawBody));

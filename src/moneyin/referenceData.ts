@@ -1,5 +1,5 @@
 /** Employers, vendors and the terms of each (employer, vendor) pair. */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import type { Db, Tx } from '../db/pool';
 import type { SettlementMode } from '../domain/routing';
 import type { PairTerms } from './orderRules';

@@ -1,7 +1,7 @@
 /** Wallet top-ups are money in: a Razorpay order (receipt = top-up id) whose captured payment
  * credits the wallet exactly once — the status flip is the guard, the unique ledger entry the
  * backstop. */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';

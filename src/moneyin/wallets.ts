@@ -1,7 +1,7 @@
 /** Employer and employee wallets: a balance that can never go below zero and an append-only ledger
  * of every movement with the balance after it. The conditional UPDATE is the guard: two concurrent
  * debits serialise on the row, and the second sees the balance the first left. */
-import { AppError } from '../api/errors';
+import { AppError } from '../appError';
 import type { Db, Tx } from '../db/pool';
 
 export type WalletOwnerKind = 'employer' | 'employee';

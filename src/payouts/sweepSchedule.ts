@@ -1,22 +1,23 @@
 /** The payout sweep's Temporal Schedule: every PAYOUT_SWEEP_EVERY_MS, overlap SKIP (a slow sweep is
- * never doubled), created idempotently by the worker at start-up or by the stack command. */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+ * never doubled). The production worker ensures it at boot (src/wiring.ts). */
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import type { Config } from '../config/config';
 import { PAYOUT_SWEEP_SCHEDULE_ID, PAYOUT_SWEEP_WORKFLOW_TYPE, type PayoutSweepInput } from '../contracts/sweep';
+import { ensureSchedule, type EnsuredSchedule } from '../temporal/schedules';
 
-/** Returns true when this call created the schedule, false when it already existed. */
-export async function ensurePayoutSweepSchedule(client: Client, config: Pick<Config, 'PAYOUT_SWEEP_EVERY_MS' | 'TEMPORAL_TASK_QUEUE'>, scheduleId = PAYOUT_SWEEP_SCHEDULE_ID): Promise<boolean> {
+type SweepConfig = Pick<Config, 'PAYOUT_SWEEP_EVERY_MS' | 'TEMPORAL_TASK_QUEUE'>;
+
+export function payoutSweepScheduleOptions(config: SweepConfig, scheduleId = PAYOUT_SWEEP_SCHEDULE_ID): ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>> {
   const args: [PayoutSweepInput] = [{ batchSize: 100 }];
-  try {
-    await client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: config.PAYOUT_SWEEP_EVERY_MS }] },
-      action: { type: 'startWorkflow', workflowType: PAYOUT_SWEEP_WORKFLOW_TYPE, taskQueue: config.TEMPORAL_TASK_QUEUE, args, workflowId: scheduleId },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: Math.max(config.PAYOUT_SWEEP_EVERY_MS, 60_000) },
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof ScheduleAlreadyRunning) return false;
-    throw err;
-  }
+  return {
+    scheduleId,
+    spec: { intervals: [{ every: config.PAYOUT_SWEEP_EVERY_MS }] },
+    action: { type: 'startWorkflow', workflowType: PAYOUT_SWEEP_WORKFLOW_TYPE, taskQueue: config.TEMPORAL_TASK_QUEUE, args, workflowId: scheduleId },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: Math.max(config.PAYOUT_SWEEP_EVERY_MS, 60_000) },
+  };
+}
+
+export function ensurePayoutSweepSchedule(client: Client, config: SweepConfig, scheduleId = PAYOUT_SWEEP_SCHEDULE_ID): Promise<EnsuredSchedule> {
+  return ensureSchedule(client, payoutSweepScheduleOptions(config, scheduleId));
 }

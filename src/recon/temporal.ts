@@ -1,6 +1,8 @@
 /** Starting reconciliation through Temporal: on demand for finance (API, CLI) and the daily
  * Schedule, created idempotently at boot. */
-import { ScheduleAlreadyRunning, WorkflowNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { ensureSchedule, type EnsuredSchedule } from '../temporal/schedules';
 import type { Config } from '../config/config';
 import { RECON_SCHEDULE_ID, reconProgressQuery, reconWorkflowId, type ReconProgress, type ReconWindow } from '../contracts/recon';
 import type { reconWorkflow } from '../workflows/recon';
@@ -45,7 +47,7 @@ export function istHourToUtc(hourIst: number): { hour: number; minute: number } 
   return { hour: Math.floor(minutes / 60), minute: minutes % 60 };
 }
 
-export function reconScheduleOptions(config: Pick<Config, 'RECON_SCHEDULE_HOUR_IST' | 'RECON_LOOKBACK_DAYS' | 'TEMPORAL_TASK_QUEUE'>): ScheduleOptions {
+export function reconScheduleOptions(config: Pick<Config, 'RECON_SCHEDULE_HOUR_IST' | 'RECON_LOOKBACK_DAYS' | 'TEMPORAL_TASK_QUEUE'>): ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>> {
   const at = istHourToUtc(config.RECON_SCHEDULE_HOUR_IST);
   return {
     scheduleId: RECON_SCHEDULE_ID,
@@ -63,14 +65,6 @@ export function reconScheduleOptions(config: Pick<Config, 'RECON_SCHEDULE_HOUR_I
 }
 
 /** Creates the daily recon Schedule, or brings an existing one up to date with the config. */
-export async function ensureReconSchedule(client: Client, config: Pick<Config, 'RECON_SCHEDULE_HOUR_IST' | 'RECON_LOOKBACK_DAYS' | 'TEMPORAL_TASK_QUEUE'>): Promise<'created' | 'updated'> {
-  const options = reconScheduleOptions(config);
-  try {
-    await client.schedule.create(options);
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(RECON_SCHEDULE_ID).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
-    return 'updated';
-  }
+export function ensureReconSchedule(client: Client, config: Pick<Config, 'RECON_SCHEDULE_HOUR_IST' | 'RECON_LOOKBACK_DAYS' | 'TEMPORAL_TASK_QUEUE'>): Promise<EnsuredSchedule> {
+  return ensureSchedule(client, reconScheduleOptions(config));
 }

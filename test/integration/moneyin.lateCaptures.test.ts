@@ -1,7 +1,7 @@
 /** Captures that come late or twice: a second capture on a paid order or credited top-up, the
  * capture time a settlement day is counted from, and a checkout callback on a cancelled order. */
 import { hmacSha256Hex } from '../../src/gateway/signatures';
-import { admin, eventually, http, seedPair, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { eventually, http, ops, startHarnessWithPair, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 const EMPLOYER = 'emp_late';
 const VENDOR = 'ven_late';
@@ -10,9 +10,7 @@ describe('money in: late and duplicate captures', () => {
   let h: MoneyInHarness;
 
   beforeAll(async () => {
-    h = await startMoneyInHarness();
-    await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 });
-    await topUp(h, 'employer', EMPLOYER, 1_000_000);
+    h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR });
   });
 
   afterAll(async () => {
@@ -82,7 +80,7 @@ describe('money in: late and duplicate captures', () => {
 
   test('when a cancelled order gets a checkout callback for an authorised payment, then it answers 409, the payment stays uncaptured and nothing is refunded', async () => {
     const { orderId, gatewayOrderId } = await placeOrder();
-    expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`, undefined, admin(h))).status).toBe(200);
+    expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`, undefined, ops(h))).status).toBe(200);
     const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
     await h.sandbox.control.drainWebhooks();
 

@@ -10,6 +10,7 @@ import { hmacSha256Hex } from '../../src/gateway/signatures';
 import type { Gateway } from '../../src/gateway/types';
 import type { PayoutStarter } from '../../src/payouts/starter';
 import { isolatedPool } from '../support/db';
+import { mintKey, mintRoleKeys, type AuthHeader, type RoleKeys } from '../support/apiKeys';
 import { startTestSandbox } from '../support/sandbox';
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>['sandbox'];
@@ -23,21 +24,27 @@ export interface MoneyInHarness {
   baseUrl: string;
   /** Order ids the API asked the payout layer to start, in order. */
   payoutStarts: string[];
+  /** One API key per role, minted in this harness's database. */
+  keys: RoleKeys;
   close(): Promise<void>;
 }
 
-export async function startMoneyInHarness(): Promise<MoneyInHarness> {
+/** `config` overrides the app's side only (the sandbox keeps signing with its own secrets). */
+export async function startMoneyInHarness(opts: { config?: Partial<Config> } = {}): Promise<MoneyInHarness> {
   const { db } = await isolatedPool();
-  const { sandbox, config } = await startTestSandbox();
+  const started = await startTestSandbox();
+  const sandbox = started.sandbox;
+  const config: Config = { ...started.config, ...opts.config };
   const gateway = createGateway(config);
   const payoutStarts: string[] = [];
+  const keys = await mintRoleKeys(db);
   const payoutStarter: PayoutStarter = { async startPayout(orderId) { payoutStarts.push(orderId); } };
   const app = await buildApi({ config, db, gateway, payoutStarter });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   await sandbox.control.setWebhookTarget(`${baseUrl}/webhooks/razorpay`);
   return {
-    db, config, gateway, sandbox, app, baseUrl, payoutStarts,
+    db, config, gateway, sandbox, app, baseUrl, payoutStarts, keys,
     async close() {
       await sandbox.close();
       await app.close();
@@ -48,7 +55,8 @@ export async function startMoneyInHarness(): Promise<MoneyInHarness> {
 
 export interface HttpAnswer { status: number; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export async function http(h: MoneyInHarness, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+/** Calls the API as the ordering service unless `headers` says otherwise (`{}`: no credential). */
+export async function http(h: MoneyInHarness, method: string, path: string, body?: unknown, headers: Record<string, string> = h.keys.ordering): Promise<HttpAnswer> {
   const res = await fetch(`${h.baseUrl}${path}`, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -58,7 +66,10 @@ export async function http(h: MoneyInHarness, method: string, path: string, body
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export const admin = (h: MoneyInHarness) => ({ authorization: `Bearer ${h.config.ADMIN_API_TOKEN}` });
+export const admin = (h: MoneyInHarness): AuthHeader => h.keys.admin;
+export const ops = (h: MoneyInHarness): AuthHeader => h.keys.ops;
+/** A key for one vendor's counter (cash confirmations of its own orders only). */
+export const vendorKey = (h: MoneyInHarness, vendorId: string): Promise<AuthHeader> => mintKey(h.db, [`vendor:${vendorId}`], `test-vendor-${vendorId}-${++counter}`);
 
 /** Posts a webhook body as Razorpay would: signed over these exact bytes unless told otherwise. */
 export async function postWebhook(h: MoneyInHarness, rawBody: string, opts: { eventId: string; signature?: string | null }): Promise<HttpAnswer> {
@@ -114,3 +125,11 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
 
 let counter = 0;
 export const uniqueRef = (prefix: string): string => `${prefix}-${Date.now()}-${++counter}`;
+
+/** A harness with one employer–vendor pair (19% commission unless told) and a topped-up employer wallet. */
+export async function startHarnessWithPair(p: { employerId: string; vendorId: string; commissionBps?: number; walletPaise?: number }): Promise<MoneyInHarness> {
+  const h = await startMoneyInHarness();
+  await seedPair(h, { employerId: p.employerId, vendorId: p.vendorId, commissionBps: p.commissionBps ?? 1_900 });
+  await topUp(h, 'employer', p.employerId, p.walletPaise ?? 1_000_000);
+  return h;
+}

@@ -8,12 +8,15 @@ describe('payouts demo', () => {
   let stack: PayoutStack;
   let db: Db;
   let apiUrl: string;
-  let adminToken: string;
+  let keys: { admin: string; ordering: string; ops: string };
+  let opsAuth: { authorization: string };
 
   beforeAll(async () => {
     stack = await startPayoutStack({ name: 'payout-demo', env: { PAYOUT_SETTLEMENT_POLL_MS: '1000' }, sandbox: { transferProcessingDelayMs: 200 } });
     ({ db, apiUrl } = stack);
-    adminToken = stack.config.ADMIN_API_TOKEN;
+    const bare = (h: { authorization: string }) => h.authorization.slice('Bearer '.length);
+    keys = { admin: bare(stack.keys.admin), ordering: bare(stack.keys.ordering), ops: bare(stack.keys.ops) };
+    opsAuth = stack.keys.ops;
   });
 
   afterAll(async () => {
@@ -22,16 +25,16 @@ describe('payouts demo', () => {
 
   test('when the demo places its mix of orders, then each vendor summary agrees with the sandbox ledger', async () => {
     const lines: string[] = [];
-    const rows = await runDemo({ apiUrl, adminToken, sandboxControl: stack.sandbox.control, client: stack.temporal.client, temporalUiUrl: 'http://localhost:8233', log: (l) => lines.push(l), timeoutMs: 30_000 });
+    const rows = await runDemo({ apiUrl, keys, sandboxControl: stack.sandbox.control, client: stack.temporal.client, temporalUiUrl: 'http://localhost:8233', log: (l) => lines.push(l), timeoutMs: 30_000 });
     expect(rows.map((r) => [r.ourPaise, r.sandboxPaise, r.agrees])).toEqual([[8_100, 8_100, true], [20_250, 20_250, true], [0, 0, true]]);
     expect(lines.join('\n')).toMatch(/payout settled — http:\/\/localhost:8233\/namespaces\/default\/workflows\/payout-/);
     expect(lines.join('\n')).toMatch(/payout parked \(BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT\)/);
   });
 
-  test('when the ops routes are called without the admin token, then 401; with it, the counters and the payout lookup answer', async () => {
+  test('when the ops routes are called without a key, then 401; with an ops key, the counters and the payout lookup answer', async () => {
     const anonymous = await fetch(`${apiUrl}/ops/payouts/counters`);
     expect(anonymous.status).toBe(401);
-    const auth = { authorization: `Bearer ${adminToken}` };
+    const auth = opsAuth;
     const counters = await (await fetch(`${apiUrl}/ops/payouts/counters`, { headers: auth })).json();
     expect(counters).toMatchObject({ parkedPayouts: 1, lostClaims: expect.any(Number), unknownOutcomes: 0, oldestProcessingAgeSeconds: 0 });
     const { rows } = await db.query(`SELECT order_id FROM payouts WHERE status = 'parked'`);

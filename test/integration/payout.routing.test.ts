@@ -163,8 +163,8 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     const scheduleId = `payout-sweep-test-${Date.now()}`;
     const cfg = { PAYOUT_SWEEP_EVERY_MS: 300_000, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
     try {
-      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe(true);
-      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe(false);
+      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe('created');
+      expect(await ensurePayoutSweepSchedule(client, cfg, scheduleId)).toBe('unchanged');
       const described = await client.schedule.getHandle(scheduleId).describe();
       expect(described.policies.overlap).toBe('SKIP');
       expect(described.spec.intervals?.[0]?.every).toBe(300_000);

@@ -2,7 +2,6 @@
  * sandbox over HTTP (through the official SDK). Every test asserts from the SANDBOX's ledger that
  * exactly one transfer of the vendor net went to the right linked account (or none), and that our
  * database agrees. Durations come from config, so nothing sleeps for real minutes. */
-import type { Config } from '../../src/config/config';
 import { payoutStateQuery, payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
 import type { RzpTransfer } from '../../src/gateway/types';
@@ -20,10 +19,10 @@ const BALANCE = 10_000_000;
 describe('payouts: exactly-once transfers through the sandbox', () => {
   let stack: PayoutStack;
   let db: Db;
-  let config: Config;
   let temporal: TestTemporal;
   let control: SandboxControl;
   let apiUrl: string;
+  let opsKey: { authorization: string };
 
   beforeAll(async () => {
     stack = await startPayoutStack({
@@ -41,7 +40,8 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
         PAYOUT_HUMAN_RECHECK_MS: '60000',
       },
     });
-    ({ db, config, temporal, apiUrl } = stack);
+    ({ db, temporal, apiUrl } = stack);
+    opsKey = stack.keys.ops;
     control = stack.sandbox.control;
     await control.setPlatformBalance(BALANCE);
   });
@@ -69,7 +69,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
   const ops = async (orderId: string, action: string, body: Record<string, string>) => {
     const res = await fetch(`${apiUrl}/ops/payouts/${orderId}/${action}`, {
       method: 'POST', body: JSON.stringify(body),
-      headers: { authorization: `Bearer ${config.ADMIN_API_TOKEN}`, 'x-actor': 'asha', 'content-type': 'application/json' },
+      headers: { ...opsKey, 'x-actor': 'asha', 'content-type': 'application/json' },
     });
     return { statusCode: res.status, body: await res.json() };
   };
@@ -186,7 +186,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 2 });
     await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
     const audit = await db.query('SELECT actor, action, reason FROM review_actions WHERE payout_id = $1', [order.payoutId]);
-    expect(audit.rows).toEqual([{ actor: 'admin:asha', action: 'retry', reason: 'vendor reactivated by Razorpay' }]);
+    expect(audit.rows).toEqual([{ actor: 'key:test-ops (asha)', action: 'retry', reason: 'vendor reactivated by Razorpay' }]);
     await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-parked-retried');
   });
 

@@ -52,6 +52,8 @@ describe('payouts: a worker killed mid-transfer', () => {
         TEMPORAL_TASK_QUEUE: taskQueue,
         RAZORPAY_BASE_URL: sandbox.baseUrl,
         LOG_LEVEL: 'info',
+        WORKER_SCHEDULES: 'off', // the shared test server's Schedules belong to the tests that check them
+        WORKER_HEALTH_PORT: '0',
         GATEWAY_TIMEOUT_MS: '20000',
         PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
         PAYOUT_SETTLEMENT_POLL_MS: '300',

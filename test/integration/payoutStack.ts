@@ -9,6 +9,7 @@ import { createGateway } from '../../src/gateway';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import { isolatedPool } from '../support/db';
+import { mintRoleKeys, type RoleKeys } from '../support/apiKeys';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
 
 export interface PayoutStack {
@@ -18,6 +19,8 @@ export interface PayoutStack {
   temporal: TestTemporal;
   api: FastifyInstance;
   apiUrl: string;
+  /** One API key per role in this stack's database. */
+  keys: RoleKeys;
   close(): Promise<void>;
 }
 
@@ -35,8 +38,9 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
   const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
+  const keys = await mintRoleKeys(db);
   return {
-    db, config, sandbox, temporal, api, apiUrl,
+    db, config, sandbox, temporal, api, apiUrl, keys,
     async close() {
       await api.close();
       await temporal.close();

@@ -5,10 +5,12 @@ import { buildApi } from '../../src/api/server';
 import { loadConfig } from '../../src/config/config';
 import type { Db } from '../../src/db/pool';
 import { isolatedPool } from '../support/db';
+import { mintKey } from '../support/apiKeys';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../fixtures/recon', name), 'utf8');
 const config = loadConfig();
-const auth = { authorization: `Bearer ${config.FINANCE_API_TOKEN}`, 'x-actor': 'priya' };
+let auth: Record<string, string>;
+let opsKey: Record<string, string>;
 
 describe('finance API: bank statements and exception resolution (real PostgreSQL, in-process API)', () => {
   let db: Db;
@@ -17,6 +19,8 @@ describe('finance API: bank statements and exception resolution (real PostgreSQL
 
   beforeAll(async () => {
     ({ db } = await isolatedPool());
+    auth = { ...(await mintKey(db, ['finance'], 'finance-desk')), 'x-actor': 'priya' };
+    opsKey = await mintKey(db, ['ops'], 'ops-desk');
     api = await buildApi({ config, db });
     base = await api.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -62,10 +66,10 @@ describe('finance API: bank statements and exception resolution (real PostgreSQL
     ]);
   });
 
-  test('when the finance token is missing, then 401 and nothing is written', async () => {
+  test('when the finance key is missing, then 401, and a key without the finance role gets 403; nothing is written', async () => {
     const res = await call({ method: 'POST', url: '/finance/bank-statements', headers: { 'content-type': 'text/csv' }, payload: fixture('bank-overlap.csv') });
     expect(res.statusCode).toBe(401);
-    expect(await call({ method: 'GET', url: '/finance/recon/exceptions', headers: { authorization: `Bearer ${config.ADMIN_API_TOKEN}` } }).then((r) => r.statusCode)).toBe(401);
+    expect(await call({ method: 'GET', url: '/finance/recon/exceptions', headers: opsKey }).then((r) => r.statusCode)).toBe(403);
   });
 
   test('when finance resolves an exception with a note, then it is audited, listed as resolved, and cannot be resolved twice', async () => {
@@ -81,11 +85,11 @@ describe('finance API: bank statements and exception resolution (real PostgreSQL
     expect(noNote.statusCode).toBe(400);
     const resolved = await call({ method: 'POST', url: `/finance/recon/exceptions/${id}/resolve`, headers: auth, payload: { note: 'Booked as bank interest, ticket FIN-12' } });
     expect(resolved.statusCode).toBe(200);
-    expect(resolved.json()).toMatchObject({ status: 'resolved', resolvedBy: 'finance:priya', resolutionNote: 'Booked as bank interest, ticket FIN-12' });
+    expect(resolved.json()).toMatchObject({ status: 'resolved', resolvedBy: 'key:finance-desk (priya)', resolutionNote: 'Booked as bank interest, ticket FIN-12' });
     const twice = await call({ method: 'POST', url: `/finance/recon/exceptions/${id}/resolve`, headers: auth, payload: { note: 'again' } });
     expect(twice.statusCode).toBe(409);
     const audit = await db.query(`SELECT actor, action, note FROM recon_exception_actions WHERE exception_id = $1`, [id]);
-    expect(audit.rows).toEqual([{ actor: 'finance:priya', action: 'resolve', note: 'Booked as bank interest, ticket FIN-12' }]);
+    expect(audit.rows).toEqual([{ actor: 'key:finance-desk (priya)', action: 'resolve', note: 'Booked as bank interest, ticket FIN-12' }]);
     const bad = await call({ method: 'GET', url: '/finance/recon/exceptions?reason=made-up', headers: auth });
     expect(bad.statusCode).toBe(400);
   });

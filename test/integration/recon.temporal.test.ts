@@ -8,6 +8,7 @@ import { ensureReconSchedule, temporalReconStarter } from '../../src/recon/tempo
 import { workflowBundle } from '../../src/worker';
 import { reconWorkflow } from '../../src/workflows/recon';
 import { isolatedPool } from '../support/db';
+import { mintKey } from '../support/apiKeys';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
 
@@ -26,12 +27,14 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
   let config: Config;
   let api: FastifyInstance;
   let base: string;
+  let financeKey: { authorization: string };
 
   beforeAll(async () => {
     ({ db } = await isolatedPool());
     sb = await startTestSandbox();
     temporal = await startTestWorker({ db, gateway: sb.gateway, config: { ...sb.config, BANK_HOLIDAYS: [] } });
     config = { ...sb.config, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    financeKey = await mintKey(db, ['finance']);
     api = await buildApi({ config, db, reconStarter: temporalReconStarter(temporal.client, temporal.taskQueue) });
     base = await api.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -43,8 +46,9 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
     await db?.end();
   });
 
-  test('when the schedule is ensured twice, then it exists once with the configured time and the second call updates it', async () => {
+  test('when the schedule is ensured again, then it is unchanged, and a changed hour in config updates it', async () => {
     expect(await ensureReconSchedule(temporal.client, config)).toBe('created');
+    expect(await ensureReconSchedule(temporal.client, config)).toBe('unchanged');
     expect(await ensureReconSchedule(temporal.client, { ...config, RECON_SCHEDULE_HOUR_IST: 8 })).toBe('updated');
     const described = await temporal.client.schedule.getHandle(RECON_SCHEDULE_ID).describe();
     expect(described.spec.calendars).toMatchObject([{ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] }]);
@@ -53,7 +57,7 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
   });
 
   test('when finance starts a run through the API, then it runs as recon-<from>-<to> and its progress and summary are readable', async () => {
-    const headers = { authorization: `Bearer ${config.FINANCE_API_TOKEN}`, 'content-type': 'application/json' };
+    const headers = { ...financeKey, 'content-type': 'application/json' };
     const window = { from: '2026-08-03', to: '2026-08-04', asOf: '2026-08-05' };
     const started = await fetch(`${base}/finance/recon/runs`, { method: 'POST', headers, body: JSON.stringify(window) });
     expect(started.status).toBe(202);

@@ -1,10 +1,10 @@
-/** Admin reference data (bearer ADMIN_API_TOKEN): employers, vendors and each pair's terms. */
+/** Admin reference data (role `admin`): employers, vendors and each pair's terms. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { createEmployer, createVendor, upsertPairTerms } from '../../moneyin/referenceData';
-import { requireToken } from '../auth';
+import { requires } from '../../auth/routeAuth';
 
 const entityId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - (at most 64)');
 const employerBody = z.object({ id: entityId, name: z.string().trim().min(1).max(200) }).strict();
@@ -20,22 +20,20 @@ const pairBody = z.object({
 }).strict();
 
 export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
-  app.addHook('preHandler', requireToken(deps.config.ADMIN_API_TOKEN));
-
-  app.post('/v1/admin/employers', async (request, reply) => {
+  app.post('/v1/admin/employers', requires('admin'), async (request, reply) => {
     const employer = employerBody.parse(request.body);
     const { created } = await createEmployer(deps.db, employer);
     return reply.status(created ? 201 : 200).send({ employer });
   });
 
-  app.post('/v1/admin/vendors', async (request, reply) => {
+  app.post('/v1/admin/vendors', requires('admin'), async (request, reply) => {
     const vendor = vendorBody.parse(request.body);
     const { created } = await createVendor(deps.db, vendor);
     return reply.status(created ? 201 : 200).send({ vendor });
   });
 
   /** Creates or changes a pair's terms; the change applies to the next payout that fires. */
-  app.put('/v1/admin/employers/:employerId/vendors/:vendorId', async (request) => {
+  app.put('/v1/admin/employers/:employerId/vendors/:vendorId', requires('admin'), async (request) => {
     const pair = { ...pairParams.parse(request.params), ...pairBody.parse(request.body) };
     await upsertPairTerms(deps.db, pair);
     return { pair };

@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { acceptPaymentCallback, paymentCallbackSchema } from '../../moneyin/paymentCallback';
+import { publicRoute } from '../../auth/routeAuth';
 import { orderParams } from './orders';
 
 export async function callbackRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
-  app.post('/v1/orders/:orderId/payment-callback', async (request) => {
+  app.post('/v1/orders/:orderId/payment-callback', publicRoute('checkout-signature'), async (request) => {
     const { orderId } = orderParams.parse(request.params);
     return { order: await acceptPaymentCallback(deps, orderId, paymentCallbackSchema.parse(request.body)) };
   });

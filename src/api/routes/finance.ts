@@ -1,4 +1,4 @@
-/** Finance API (bearer FINANCE_API_TOKEN): start a reconciliation run and read its progress, list
+/** Finance API (role `finance`): start a reconciliation run and read its progress, list
  * and resolve exceptions, upload a bank statement (text/csv body, or JSON { fileName, csv }). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { exceptionFilterSchema, listExceptions, resolveException } from '../../r
 import type { ReconStarter } from '../../recon/temporal';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
-import { actorOf, requireToken } from '../auth';
+import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
 
 export interface FinanceDeps { config: Config; db: Db; reconStarter?: ReconStarter }
@@ -19,19 +19,18 @@ const resolveBody = z.object({ note: z.string().trim().min(3, 'a resolution note
 const bankJsonBody = z.object({ fileName: z.string().max(200).optional(), csv: z.string().min(1) });
 
 export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Promise<void> {
-  app.addHook('preHandler', requireToken(deps.config.FINANCE_API_TOKEN));
   // Bank statements arrive as CSV bodies; this parser is scoped to the finance routes only.
   app.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  app.post('/finance/recon/runs', async (request, reply) => {
+  app.post('/finance/recon/runs', requires('finance'), async (request, reply) => {
     const window = reconWindowSchema.parse(request.body ?? {});
     if (!deps.reconStarter) throw new AppError(503, 'recon_unavailable', 'reconciliation runs are not wired in this process');
     const started = await deps.reconStarter.start(window);
-    request.log.info({ ...started, actor: actorOf(request, 'finance') }, 'recon run requested');
+    request.log.info({ ...started, actor: auditActor(request) }, 'recon run requested');
     return reply.status(202).send(started);
   });
 
-  app.get('/finance/recon/runs/:workflowId', async (request) => {
+  app.get('/finance/recon/runs/:workflowId', requires('finance'), async (request) => {
     const { workflowId } = workflowIdParams.parse(request.params);
     const { rows } = await deps.db.query(
       `SELECT run_id, status, to_char(from_day, 'YYYY-MM-DD') AS from, to_char(to_day, 'YYYY-MM-DD') AS to, to_char(as_of_day, 'YYYY-MM-DD') AS as_of,
@@ -44,24 +43,24 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     return { workflowId, live, runs: rows };
   });
 
-  app.get('/finance/recon/exceptions', async (request) => {
+  app.get('/finance/recon/exceptions', requires('finance'), async (request) => {
     const filter = exceptionFilterSchema.parse(request.query ?? {});
     const exceptions = await listExceptions(deps.db, filter);
     return { exceptions, next: exceptions.length === filter.limit ? exceptions[exceptions.length - 1]!.id : null };
   });
 
-  app.post('/finance/recon/exceptions/:id/resolve', async (request) => {
+  app.post('/finance/recon/exceptions/:id/resolve', requires('finance'), async (request) => {
     const { id } = exceptionIdParams.parse(request.params);
     const { note } = resolveBody.parse(request.body ?? {});
-    const result = await resolveException(deps.db, id, actorOf(request, 'finance'), note);
+    const result = await resolveException(deps.db, id, auditActor(request), note);
     if (result.type === 'not_found') throw new AppError(404, 'not_found', `no recon exception ${id}`);
     if (result.type === 'already_resolved') throw new AppError(409, 'already_resolved', `recon exception ${id} is already resolved`, result.exception);
     return result.exception;
   });
 
-  app.post('/finance/bank-statements', async (request, reply) => {
+  app.post('/finance/bank-statements', requires('finance'), async (request, reply) => {
     const body = typeof request.body === 'string' ? { csv: request.body, fileName: undefined } : bankJsonBody.parse(request.body ?? {});
-    const result = await importBankStatement(deps.db, { text: body.csv, fileName: body.fileName, actor: actorOf(request, 'finance') });
+    const result = await importBankStatement(deps.db, { text: body.csv, fileName: body.fileName, actor: auditActor(request) });
     if (!result.ok) throw new AppError(400, 'invalid_bank_statement', 'the bank statement has bad lines; nothing was imported', { problems: result.problems });
     return reply.status(result.duplicateFile ? 200 : 201).send(result);
   });

@@ -1,9 +1,14 @@
+/** `/health`: the process is alive (no dependency touched). `/ready`: database reachable and
+ * migrated, Temporal reachable; 503 with each check's detail otherwise. */
 import type { FastifyInstance } from 'fastify';
+import { publicRoute } from '../../auth/routeAuth';
+import { readiness } from '../../observability/readiness';
 import type { ApiDeps } from '../server';
 
 export async function healthRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get('/health', async () => {
-    await deps.db.query('SELECT 1');
-    return { status: 'ok', time: new Date().toISOString() };
+  app.get('/health', publicRoute('health'), async () => ({ status: 'ok', time: new Date().toISOString() }));
+  app.get('/ready', publicRoute('health'), async (_request, reply) => {
+    const result = await readiness({ db: deps.db, temporal: deps.temporal });
+    return reply.status(result.ready ? 200 : 503).send(result);
   });
 }

@@ -1,4 +1,4 @@
-/** Ops routes for payouts (bearer ADMIN_API_TOKEN): look a payout up by order id, decide on a parked
+/** Ops routes for payouts (role `ops`): look a payout up by order id, decide on a parked
  * or review payout (retry / mark paid externally / cancel, each audited in review_actions and then
  * signalled to its run), pause or resume direct transfers, read the counters. */
 import type { Client } from '@temporalio/client';
@@ -13,7 +13,7 @@ import { applyOpsDecision } from '../../payouts/humanQueue';
 import { readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
 import { signalOpsDecision } from '../../payouts/signals';
-import { actorOf, requireToken } from '../auth';
+import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
 
 export interface OpsPayoutDeps {
@@ -30,11 +30,11 @@ const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-e
 
 export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
-  app.addHook('preHandler', requireToken(deps.config.ADMIN_API_TOKEN));
+  const ops = requires('ops');
 
-  app.get('/ops/payouts/counters', async () => readPayoutCounters(deps.db));
+  app.get('/ops/payouts/counters', ops, async () => readPayoutCounters(deps.db));
 
-  app.get('/ops/payouts/:orderId', async (request) => {
+  app.get('/ops/payouts/:orderId', ops, async (request) => {
     const { orderId } = orderParams.parse(request.params);
     const payout = await findPayoutByOrder(deps.db, orderId, cap);
     if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
@@ -47,10 +47,10 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   });
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {
-    app.post(`/ops/payouts/:orderId/${path}`, async (request) => {
+    app.post(`/ops/payouts/:orderId/${path}`, ops, async (request) => {
       const { orderId } = orderParams.parse(request.params);
       const body = action === 'mark_paid_externally' ? markPaidBody.parse(request.body ?? {}) : { ...reasonBody.parse(request.body ?? {}), reference: undefined };
-      const actor = actorOf(request, 'admin');
+      const actor = auditActor(request);
       const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: body.reference }, cap);
       if (result.kind === 'not_found') throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
       if (result.kind === 'not_awaiting_decision') {
@@ -61,14 +61,14 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     });
   }
 
-  app.get('/ops/transfers/switch', async () => readTransferSwitch(deps.db));
-  app.post('/ops/transfers/pause', async (request) => {
+  app.get('/ops/transfers/switch', ops, async () => readTransferSwitch(deps.db));
+  app.post('/ops/transfers/pause', ops, async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
-    return setTransfersPaused(deps.db, { paused: true, actor: actorOf(request, 'admin'), reason });
+    return setTransfersPaused(deps.db, { paused: true, actor: auditActor(request), reason });
   });
-  app.post('/ops/transfers/resume', async (request) => {
+  app.post('/ops/transfers/resume', ops, async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
-    return setTransfersPaused(deps.db, { paused: false, actor: actorOf(request, 'admin'), reason });
+    return setTransfersPaused(deps.db, { paused: false, actor: auditActor(request), reason });
   });
 }
 

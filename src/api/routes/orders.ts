@@ -1,4 +1,5 @@
-/** Orders: intake, lookup, and the vendor's cash confirmation. */
+/** Orders: intake and lookup (the ordering service), cancellation (ordering or ops), and the cash
+ * confirmation (a vendor key for its own orders, or ops). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { cancelOrder } from '../../moneyin/cancelOrder';
@@ -6,31 +7,37 @@ import { confirmCashPayment } from '../../moneyin/confirmCash';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { orderView } from '../../moneyin/orderView';
 import { placeOrder, placeOrderSchema } from '../../moneyin/placeOrder';
-import { actorOf, requireToken } from '../auth';
+import { auditActor, principalOf, requires } from '../../auth/routeAuth';
+import { mayActForVendor } from '../../auth/roles';
 import { AppError } from '../errors';
 
 export const orderParams = z.object({ orderId: z.string().min(1).max(64) });
 
 export async function orderRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
-  app.post('/v1/orders', async (request, reply) => {
+  app.post('/v1/orders', requires('ordering'), async (request, reply) => {
     const { order, created } = await placeOrder(deps, placeOrderSchema.parse(request.body));
     // The key id lets the client open Razorpay checkout for `gatewayOrderId`.
     return reply.status(created ? 201 : 200).send({ order, checkout: order.gatewayOrderId ? { keyId: deps.config.RAZORPAY_KEY_ID, orderId: order.gatewayOrderId, amountPaise: order.customerSharePaise } : null });
   });
 
-  app.get('/v1/orders/:orderId', async (request) => {
+  app.get('/v1/orders/:orderId', requires('ordering', 'ops'), async (request) => {
     const { orderId } = orderParams.parse(request.params);
     const order = await orderView(deps.db, orderId);
     if (!order) throw new AppError(404, 'order_not_found', `order ${orderId} does not exist`);
     return { order };
   });
 
-  app.post('/v1/orders/:orderId/cash-confirmation', { preHandler: requireToken(deps.config.ADMIN_API_TOKEN) }, async (request) => {
+  app.post('/v1/orders/:orderId/cash-confirmation', requires('vendor', 'ops'), async (request) => {
     const { orderId } = orderParams.parse(request.params);
-    return { order: await confirmCashPayment(deps, orderId, actorOf(request, 'vendor')) };
+    const order = await orderView(deps.db, orderId);
+    if (!order) throw new AppError(404, 'order_not_found', `order ${orderId} does not exist`);
+    if (!mayActForVendor(principalOf(request).roles, order.vendorId)) {
+      throw new AppError(403, 'forbidden', `order ${orderId} belongs to another vendor; a vendor key confirms only its own orders`);
+    }
+    return { order: await confirmCashPayment(deps, orderId, auditActor(request)) };
   });
 
-  app.post('/v1/orders/:orderId/cancel', { preHandler: requireToken(deps.config.ADMIN_API_TOKEN) }, async (request) => {
+  app.post('/v1/orders/:orderId/cancel', requires('ordering', 'ops'), async (request) => {
     const { orderId } = orderParams.parse(request.params);
     return { order: await cancelOrder(deps, orderId) };
   });

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { receiveRazorpayWebhook } from '../../moneyin/receiveWebhook';
 import type { WebhookContext } from '../../moneyin/webhookEffects';
+import { publicRoute } from '../../auth/routeAuth';
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -10,7 +11,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: WebhookContext): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post('/webhooks/razorpay', async (request) => {
+  app.post('/webhooks/razorpay', publicRoute('razorpay-webhook-signature'), async (request) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const receipt = await receiveRazorpayWebhook(ctx, {
       rawBody,

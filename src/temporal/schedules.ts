@@ -1,0 +1,41 @@
+/** Creates a Schedule, or brings an existing one up to date when its spec, action or policies
+ * differ from what config asks for now. Safe for several workers booting at once: a create that
+ * loses the race compares and updates instead. */
+import { createHash } from 'node:crypto';
+import { ScheduleAlreadyRunning, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+
+export type EnsuredSchedule = 'created' | 'updated' | 'unchanged';
+
+type StartWorkflowScheduleOptions = ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>>;
+
+/** The Schedule's own memo cannot be changed by an update, so the fingerprint of the desired
+ * options travels in the action's workflow memo, which can. */
+const FINGERPRINT_MEMO = 'payoutsScheduleConfig';
+
+export function scheduleFingerprint(options: StartWorkflowScheduleOptions): string {
+  const { spec, action, policies } = options;
+  return createHash('sha256').update(JSON.stringify({ spec, action, policies })).digest('hex').slice(0, 16);
+}
+
+export async function ensureSchedule(client: Client, options: StartWorkflowScheduleOptions): Promise<EnsuredSchedule> {
+  const fingerprint = scheduleFingerprint(options);
+  const action = { ...options.action, memo: { ...options.action.memo, [FINGERPRINT_MEMO]: fingerprint } };
+  try {
+    await client.schedule.create({ ...options, action });
+    return 'created';
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  const handle = client.schedule.getHandle(options.scheduleId);
+  const current = await handle.describe();
+  const currentMemo = current.action.type === 'startWorkflow' ? current.action.memo : undefined;
+  if (currentMemo?.[FINGERPRINT_MEMO] === fingerprint) return 'unchanged';
+  await handle.update((previous) => ({
+    ...previous,
+    spec: options.spec,
+    action,
+    policies: { ...previous.policies, ...options.policies },
+  }));
+  return 'updated';
+}
