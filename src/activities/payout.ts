@@ -7,8 +7,8 @@ import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { applyTransferEvidence, recordResolution, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
-import { claimPayout, findPayoutById, findPayoutByOrder, type ClaimResult } from '../payouts/repository';
+import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
+import { claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
 
 export interface TransferRequest {
@@ -20,6 +20,16 @@ export interface TransferRequest {
   attemptNo: number;
 }
 
+/** What the money-moving activity answers: the provider's outcome, or why nothing was sent. */
+export type TransferSendOutcome =
+  | MoneyOutcome<RzpTransfer>
+  /** Transfers were paused after the claim: the claim is released (`pending`), its attempt given back. */
+  | { type: 'not_sent'; reason: 'transfers_paused' }
+  /** The key is older than the provider's retention: the payout is in `review`. */
+  | { type: 'not_sent'; reason: 'key_expired' };
+
+type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
+
 function currentRunId(): string {
   return Context.current().info.workflowExecution?.runId ?? 'outside-workflow';
 }
@@ -27,6 +37,46 @@ function currentRunId(): string {
 export function createPayoutActivities({ db, gateway, config }: { db: Db; gateway: Gateway; config: Config }) {
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
+
+  /** Just before the call, in one transaction: the claim is still ours, the kill switch is still off
+   * (read FOR SHARE, so a pause committing now waits for us or we for it), and the key is young
+   * enough to trust; then the send is recorded, and only after that commit does the request go. */
+  async function gateTransferRequest(req: TransferRequest): Promise<SendGate> {
+    return inTransaction(db, async (tx) => {
+      const payout = await lockPayout(tx, req.payoutId, policy.attemptCap);
+      if (payout.status !== 'processing' || payout.attempts !== req.attemptNo || payout.idempotencyKey !== req.idempotencyKey) {
+        // The claim is no longer ours (a newer run resolved it): send nothing; the resolver will look.
+        return { send: false, outcome: { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the claim is no longer held' } };
+      }
+      const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: currentRunId() };
+      const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
+      if (sw[0]?.paused) {
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: 'TRANSFERS_PAUSED' });
+        await transition(tx, payout, { type: 'claim_released' }, { attempt_limit: payout.attemptLimit + 1, claimed_by_run: null });
+        return { send: false, outcome: { type: 'not_sent', reason: 'transfers_paused' } };
+      }
+      const { rows: age } = await tx.query<{ expired: boolean }>(
+        `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired FROM payouts WHERE id = $1`,
+        [payout.id, config.PAYOUT_IDEMPOTENCY_RETENTION_MS]);
+      if (age[0]?.expired) {
+        logger.error({ payoutId: payout.id }, 'not sent: the idempotency key is past the provider retention; the payout goes to review');
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: KEY_EXPIRED });
+        await transition(tx, payout, { type: 'needs_review' }, { last_code: KEY_EXPIRED });
+        return { send: false, outcome: { type: 'not_sent', reason: 'key_expired' } };
+      }
+      await tx.query('UPDATE payouts SET request_sent_at = now(), key_first_sent_at = COALESCE(key_first_sent_at, now()) WHERE id = $1', [payout.id]);
+      return { send: true };
+    });
+  }
+
+  /** A failed listing: keep asking, unless it has failed for longer than PAYOUT_RESOLVER_GIVE_UP_MS. */
+  async function noteListingFailure(payoutId: string, attemptNo: number, failingMs: number | null): Promise<Recorded & { resolution: 'ask_again' | 'gave_up' }> {
+    if (failingMs !== null && failingMs > config.PAYOUT_RESOLVER_GIVE_UP_MS) {
+      return { ...(await recordResolverGaveUp(db, { payoutId, attemptNo, failingForMs: failingMs, policy: recording })), resolution: 'gave_up' };
+    }
+    await db.query(`UPDATE payouts SET resolver_failing_since = COALESCE(resolver_failing_since, now()) WHERE id = $1 AND status = 'processing' AND attempts = $2`, [payoutId, attemptNo]);
+    return { payout: (await findPayoutById(db, payoutId, policy.attemptCap))!, retryAfterMs: null, resolution: 'ask_again' };
+  }
 
   return {
     async readPayoutPolicy(): Promise<PayoutPolicy> {
@@ -41,13 +91,10 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId() });
     },
 
-    /** The money-moving call. Never throws for a provider answer: every answer becomes a MoneyOutcome. */
-    async sendDirectTransfer(req: TransferRequest): Promise<MoneyOutcome<RzpTransfer>> {
-      const now = await findPayoutById(db, req.payoutId, policy.attemptCap);
-      if (!now || now.status !== 'processing' || now.attempts !== req.attemptNo || now.idempotencyKey !== req.idempotencyKey) {
-        // The claim is no longer ours (a newer run resolved it): send nothing; the resolver will look.
-        return { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the claim is no longer held' };
-      }
+    /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
+    async sendDirectTransfer(req: TransferRequest): Promise<TransferSendOutcome> {
+      const gate = await gateTransferRequest(req);
+      if (!gate.send) return gate.outcome;
       try {
         return await gateway.createDirectTransfer({
           account: req.linkedAccountId,
@@ -62,31 +109,45 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
     },
 
     async recordTransferOutcome(req: TransferRequest, outcome: MoneyOutcome<RzpTransfer>): Promise<Recorded> {
+      // (The workflow never passes a `not_sent` outcome here: the gate recorded it already.)
       if (outcome.type !== 'accepted') logger.warn({ err: outcome, payoutId: req.payoutId }, 'direct transfer not accepted');
       return recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
     },
 
     /** Asks the provider's ledger whether a transfer carries this payout's note (design.md §6). */
-    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'moved_on' }> {
-      // The claim's age and number in one read: the finding is recorded only for that same claim.
-      const { rows } = await db.query<{ claimed_at: Date | null; age_ms: number | null; attempts: number }>(
-        `SELECT claimed_at, attempts, (extract(epoch FROM now() - claimed_at) * 1000)::int8 AS age_ms FROM payouts WHERE id = $1`, [payoutId]);
+    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'moved_on' | 'gave_up' }> {
+      // The request's age, the key's age and the claim number in one read: the finding is recorded
+      // only for that same claim. The window is anchored where the request really went out (a request
+      // delayed behind a worker outage is still found); a claim that recorded no send falls back to
+      // its claim time.
+      const { rows } = await db.query<{ anchor: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null }>(
+        `SELECT COALESCE(request_sent_at, claimed_at) AS anchor, attempts,
+                (extract(epoch FROM now() - COALESCE(request_sent_at, claimed_at)) * 1000)::int8 AS age_ms,
+                (extract(epoch FROM now() - key_first_sent_at) * 1000)::int8 AS key_age_ms,
+                (extract(epoch FROM now() - resolver_failing_since) * 1000)::int8 AS failing_ms
+         FROM payouts WHERE id = $1`, [payoutId]);
       const payout = await findPayoutById(db, payoutId, policy.attemptCap);
       const claim = rows[0];
       if (!payout) throw new Error(`payout ${payoutId} does not exist`);
       // A retry whose first attempt already recorded the finding lands here: the row has moved on.
       if (payout.status !== 'processing') return { payout, retryAfterMs: null, resolution: 'moved_on' };
-      if (!claim?.claimed_at) return { payout, retryAfterMs: null, resolution: 'ask_again' };
+      if (!claim?.anchor) return { payout, retryAfterMs: null, resolution: 'ask_again' };
       let transfers: RzpTransfer[];
+      // Paging through a long window can take a while: heartbeat so a dead worker is noticed soon.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat({ payoutId }), 2_000);
       try {
         transfers = await gateway.listTransfers({
-          from: new Date(claim.claimed_at.getTime() - RESOLVER_WINDOW_BEFORE_MS),
-          to: new Date(claim.claimed_at.getTime() + RESOLVER_WINDOW_AFTER_MS),
+          from: new Date(claim.anchor.getTime() - RESOLVER_WINDOW_BEFORE_MS),
+          to: new Date(claim.anchor.getTime() + RESOLVER_WINDOW_AFTER_MS),
         });
       } catch (err) {
         logger.error({ err, payoutId }, 'listing transfers failed; the resolver will ask again');
-        return { payout, retryAfterMs: null, resolution: 'ask_again' };
+        return noteListingFailure(payoutId, claim.attempts, claim.failing_ms);
+      } finally {
+        clearInterval(beat);
       }
+      await db.query('UPDATE payouts SET resolver_failing_since = NULL WHERE id = $1 AND resolver_failing_since IS NOT NULL', [payoutId]);
       const earlier = await db.query<{ provider_transfer_id: string }>(
         `SELECT DISTINCT provider_transfer_id FROM payout_attempts
          WHERE payout_id = $1 AND attempt_no < $2 AND provider_transfer_id IS NOT NULL`, [payoutId, claim.attempts]);
@@ -94,6 +155,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         payoutId, amountPaise: payout.amountPaise, linkedAccountId: payout.linkedAccountId, transfers,
         earlierTransferIds: earlier.rows.map((r) => r.provider_transfer_id),
         claimAgeMs: claim.age_ms ?? 0, inFlightHorizonMs: config.PAYOUT_STALE_CLAIM_MS,
+        keyAgeMs: claim.key_age_ms, keyRetentionMs: config.PAYOUT_IDEMPOTENCY_RETENTION_MS,
       });
       const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
       return { ...recorded, resolution: resolution.kind };

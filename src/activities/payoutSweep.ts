@@ -1,5 +1,5 @@
-/** The payout sweep's activity: finds paid orders of the lookback window whose payout still needs a
- * run and (re)starts payoutWorkflow for each. Starting is USE_EXISTING, so a payout whose run is alive
+/** The payout sweep's activity: finds open payouts by status (oldest first, no age cutoff, through
+ * the partial index payouts_open_by_age) and (re)starts payoutWorkflow for each. Starting is USE_EXISTING, so a payout whose run is alive
  * is left alone, and `processing`/`accepted` rows whose run is gone (terminated from the Web UI) get
  * a new run, which starts by resolving. */
 import { Context } from '@temporalio/activity';
@@ -13,22 +13,26 @@ export interface DuePayoutBatch {
   paused: boolean;
   examined: number;
   started: number;
-  lastOrderId: string | null;
+  /** Where the next batch starts (`<created_at ISO>|<payout id>`), null at the end. */
+  cursor: string | null;
 }
 
-export function createPayoutSweepActivities({ db, config }: { db: Db; config: Config }) {
+/** `afterOrderId` is what runs started before the cursor change pass; they start from the top. */
+export interface DuePayoutQuery { after?: string | null; afterOrderId?: string | null; limit: number }
+
+export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) {
   return {
-    async startDuePayouts(input: { afterOrderId: string | null; limit: number }): Promise<DuePayoutBatch> {
-      if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, lastOrderId: null };
-      const { rows } = await db.query<{ order_id: string }>(
-        `SELECT p.order_id
-         FROM payouts p JOIN orders o ON o.id = p.order_id
-         WHERE o.status = 'paid' AND o.paid_at > now() - make_interval(hours => $1)
-           AND p.status IN ('pending', 'failed', 'processing', 'accepted')
-           AND ($2::text IS NULL OR p.order_id > $2)
-         ORDER BY p.order_id
+    async startDuePayouts(input: DuePayoutQuery): Promise<DuePayoutBatch> {
+      if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, cursor: null };
+      const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
+      const { rows } = await db.query<{ order_id: string; cursor: string }>(
+        `SELECT order_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor
+         FROM payouts
+         WHERE status IN ('pending', 'failed', 'processing', 'accepted')
+           AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
+         ORDER BY created_at, id
          LIMIT $3`,
-        [config.PAYOUT_SWEEP_LOOKBACK_HOURS, input.afterOrderId, input.limit],
+        [afterAt, afterId, input.limit],
       );
       const { client, info } = Context.current();
       let started = 0;
@@ -39,7 +43,7 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
           logger.error({ err, orderId: order_id }, 'sweep could not start a payout workflow');
         }
       }
-      return { paused: false, examined: rows.length, started, lastOrderId: rows[rows.length - 1]?.order_id ?? null };
+      return { paused: false, examined: rows.length, started, cursor: rows.length === input.limit ? rows[rows.length - 1]!.cursor : null };
     },
   };
 }

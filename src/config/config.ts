@@ -86,11 +86,26 @@ export const configSchema = z.object({
   PAYOUT_STALE_CLAIM_MS: duration.default(120_000),
   /** Payouts: how often a parked run re-reads its row in case a signal was lost. */
   PAYOUT_HUMAN_RECHECK_MS: duration.default(3_600_000),
-  /** Payout sweep: schedule cadence and how far back paid orders are looked at. */
+  /** Payout sweep: schedule cadence. It selects open payouts by status, with no age cutoff. */
   PAYOUT_SWEEP_EVERY_MS: duration.default(300_000),
-  PAYOUT_SWEEP_LOOKBACK_HOURS: z.coerce.number().int().min(1).default(72),
+  /** Payouts: how long Razorpay may remember an `X-Transfer-Idempotency` key (undocumented, so
+   * configured). A payout found nowhere whose key is older goes to review, never retried. */
+  PAYOUT_IDEMPOTENCY_RETENTION_MS: duration.default(86_400_000),
+  /** Payouts: how long the resolver may keep failing to list transfers before the payout goes to
+   * review (code RESOLVER_LISTING_FAILING) for a human. */
+  PAYOUT_RESOLVER_GIVE_UP_MS: duration.default(3_600_000),
+  /** Splits (Route): how often a split's transfer is fetched from the provider until it is final. */
+  SPLIT_TRANSFER_POLL_MS: duration.default(300_000),
+  /** Refunds: first backoff after a transient rejection or unknown outcome; doubles up to the max. */
+  REFUND_RETRY_BACKOFF_MS: duration.default(60_000),
+  REFUND_RETRY_BACKOFF_MAX_MS: duration.default(3_600_000),
+  /** Settlements first seen without a UTR are fetched again this often until they carry one. */
+  SETTLEMENT_UTR_REFRESH_MS: duration.default(3_600_000),
   /** Money in: the missed-webhook sweep looks at orders still unpaid after this long… */
   MISSED_WEBHOOK_SWEEP_AGE_MS: duration.default(900_000),
+  /** …expires an unpaid order this long after it was placed (Razorpay's late-authorisation window
+   * is 3 days), giving its subsidy back to the wallet… */
+  UNPAID_ORDER_EXPIRY_MS: duration.default(259_200_000),
   /** …and runs on a Temporal Schedule this often (overlap skip). */
   MISSED_WEBHOOK_SWEEP_EVERY_MS: duration.default(600_000),
   /** Recon: bank holidays (IST dates, comma-separated) that are not settlement working days. */

@@ -14,7 +14,7 @@ export const PAYOUT_START_POLICIES = {
   workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
 } as const;
 
-export const PAYOUT_STATUSES = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted'] as const;
+export const PAYOUT_STATUSES = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted', 'offline'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export interface PayoutWorkflowInput {
@@ -57,7 +57,7 @@ export interface TransferEvidence {
 }
 export const transferEvidenceSignal = defineSignal<[TransferEvidence]>('transferEvidence');
 
-export const OPS_ACTIONS = ['retry', 'mark_paid_externally', 'cancel'] as const;
+export const OPS_ACTIONS = ['retry', 'mark_paid_externally', 'cancel', 'pay_offline'] as const;
 export type OpsAction = (typeof OPS_ACTIONS)[number];
 
 /** Sent after the ops route has committed the decision (and its review_actions row). */

@@ -1,9 +1,11 @@
 /** Human decisions on a parked or review payout: retry (a fresh budget of attempts), mark paid
- * externally (records the provider reference, sends nothing), cancel. Each commits the status change
+ * externally (records the provider reference, sends nothing), pay offline (finance pays it by hand:
+ * it joins the open offline ledger and no transfer is ever sent), cancel. Each commits the status change
  * and its review_actions row together; the caller signals the workflow after the commit. */
 import type { OpsAction, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db } from '../db/pool';
-import { findPayoutByOrder, lockPayout, transition } from './repository';
+import { KEY_EXPIRED } from './outcomes';
+import { findPayoutByOrder, freshKeyColumns, lockPayout, transition } from './repository';
 import type { PayoutEvent } from './stateMachine';
 
 export interface OpsDecisionInput {
@@ -24,6 +26,7 @@ const EVENT_OF: Record<OpsAction, PayoutEvent> = {
   retry: { type: 'ops_retry' },
   mark_paid_externally: { type: 'ops_mark_paid_externally' },
   cancel: { type: 'ops_cancel' },
+  pay_offline: { type: 'ops_pay_offline' },
 };
 
 export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
@@ -33,7 +36,9 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
     if (!found) return { kind: 'not_found' };
     const payout = await lockPayout(tx, found.id, attemptCap);
     const set: Record<string, unknown> =
-      input.action === 'retry' ? { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null }
+      // A retry after IDEMPOTENCY_KEY_EXPIRED: a human has checked the provider holds nothing under
+      // the old key, so the next try goes with a fresh one.
+      input.action === 'retry' ? { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null, ...(payout.lastCode === KEY_EXPIRED ? freshKeyColumns() : {}) }
       : input.action === 'mark_paid_externally' ? { external_reference: input.reference, settled_at: new Date() }
       : {};
     if (!(await transition(tx, payout, EVENT_OF[input.action], set))) return { kind: 'not_awaiting_decision', payout };

@@ -7,7 +7,7 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
 import { classifyRejection, retryDelayMs } from './rejection';
-import { freshIdempotencyKey, insertAttempt, lockPayout, transition } from './repository';
+import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 import type { Resolution } from './resolution';
 
 export interface RecordingPolicy {
@@ -29,7 +29,7 @@ async function releaseNotPaid(tx: Tx, payout: PayoutView, policy: RecordingPolic
   const delay = capReached ? null : retryDelayMs(payout.attempts, policy);
   await transition(tx, payout, { type: 'not_paid_retry', capReached }, {
     last_code: opts.lastCode ?? payout.lastCode,
-    idempotency_key: opts.newKey ? freshIdempotencyKey() : payout.idempotencyKey,
+    ...(opts.newKey ? freshKeyColumns() : {}),
     next_attempt_at: delay === null ? null : new Date(Date.now() + delay),
   });
   return delay;
@@ -65,7 +65,7 @@ export async function recordTransferOutcome(db: Db, input: {
         } else if (classifyRejection(code) === 'transient') {
           retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: code, newKey: true });
         } else {
-          await transition(tx, payout, { type: 'permanent_rejection' }, { last_code: code, idempotency_key: freshIdempotencyKey() });
+          await transition(tx, payout, { type: 'permanent_rejection' }, { last_code: code, ...freshKeyColumns() });
         }
       } else {
         // Unknown is not a status: the row stays `processing` and the resolver asks the provider.
@@ -98,12 +98,32 @@ export async function recordResolution(db: Db, input: {
         // Not a definitive answer from the provider: keep the key, it may still hold the first request.
         await insertAttempt(tx, { ...base, outcome: 'not_found' });
         retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: null, newKey: false });
+      } else if (r.kind === 'key_expired') {
+        logger.error({ payoutId: payout.id, keyAgeMs: r.keyAgeMs }, 'payout needs review: nothing found and its idempotency key is past the provider retention');
+        await insertAttempt(tx, { ...base, outcome: 'not_found', providerCode: KEY_EXPIRED });
+        await transition(tx, payout, { type: 'needs_review' }, { last_code: KEY_EXPIRED });
       } else {
         logger.error({ payoutId: payout.id, reason: r.reason }, 'payout needs review: ambiguous provider evidence');
         await transition(tx, payout, { type: 'needs_review' }, { last_code: 'AMBIGUOUS_PROVIDER_EVIDENCE' });
       }
     }
     return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs };
+  });
+}
+
+/** Review codes of payouts only a human can move on. */
+export const KEY_EXPIRED = 'IDEMPOTENCY_KEY_EXPIRED';
+export const RESOLVER_LISTING_FAILING = 'RESOLVER_LISTING_FAILING';
+
+/** The resolver could not list the provider's transfers for too long: a human looks. */
+export async function recordResolverGaveUp(db: Db, input: { payoutId: string; attemptNo: number; failingForMs: number; policy: RecordingPolicy }): Promise<Recorded> {
+  return inTransaction(db, async (tx) => {
+    const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
+    if (payout.status === 'processing' && payout.attempts === input.attemptNo) {
+      logger.error({ payoutId: payout.id, failingForMs: input.failingForMs }, 'payout needs review: the transfer listing keeps failing');
+      await transition(tx, payout, { type: 'needs_review' }, { last_code: RESOLVER_LISTING_FAILING });
+    }
+    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs: null };
   });
 }
 

@@ -11,12 +11,17 @@ import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMa
 
 type Queryable = Db | Tx;
 
-export const PAYOUT_ATTEMPT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'recovered', 'not_found', 'settled', 'failed_after_accept'] as const;
+export const PAYOUT_ATTEMPT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'recovered', 'not_found', 'settled', 'failed_after_accept', 'not_sent'] as const;
 export type AttemptOutcome = (typeof PAYOUT_ATTEMPT_OUTCOMES)[number];
 
 /** A new idempotency key after a definitive rejection (Razorpay: 4–36 characters). */
 export function freshIdempotencyKey(): string {
   return randomUUID();
+}
+
+/** The columns that replace the key: a fresh key has never been sent, so its age starts again. */
+export function freshKeyColumns(): { idempotency_key: string; key_first_sent_at: null } {
+  return { idempotency_key: freshIdempotencyKey(), key_first_sent_at: null };
 }
 
 interface PayoutRow {
@@ -215,8 +220,9 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       );
       return { kind: 'lost', statusSeen: payout.status };
     }
-    // claimed_at comes from the database clock so every claim is compared on one clock.
-    await tx.query('UPDATE payouts SET claimed_at = now() WHERE id = $1', [payout.id]);
+    // claimed_at comes from the database clock so every claim is compared on one clock. The new
+    // claim has sent nothing yet, and its resolver has not failed yet.
+    await tx.query('UPDATE payouts SET claimed_at = now(), request_sent_at = NULL, resolver_failing_since = NULL WHERE id = $1', [payout.id]);
     return { kind: 'claimed', payout: await lockPayout(tx, payout.id, opts.attemptCap) };
   });
 }

@@ -2,7 +2,7 @@
  * Pure: the resolver activity lists the transfers around the claim and asks this function. */
 import type { RzpTransfer } from '../gateway/types';
 
-/** The listing window around `claimed_at` (design.md §6). */
+/** The listing window around the moment the request was sent (design.md §6). */
 export const RESOLVER_WINDOW_BEFORE_MS = 5 * 60_000;
 export const RESOLVER_WINDOW_AFTER_MS = 15 * 60_000;
 
@@ -16,7 +16,10 @@ export type Resolution =
   /** Nothing yet, but a request of ours may still be in flight: ask again later, do nothing else. */
   | { kind: 'ask_again' }
   /** Evidence a machine should not decide on (two live transfers, wrong amount or account). */
-  | { kind: 'ambiguous'; reason: string };
+  | { kind: 'ambiguous'; reason: string }
+  /** Nothing found, but the idempotency key is older than the provider's retention: neither that key
+   * nor a fresh one can be trusted not to pay twice, so a human decides. */
+  | { kind: 'key_expired'; keyAgeMs: number };
 
 const ALIVE: ReadonlySet<RzpTransfer['status']> = new Set(['created', 'pending', 'processed']);
 const NOT_PAID: ReadonlySet<RzpTransfer['status']> = new Set(['failed', 'reversed']);
@@ -35,10 +38,14 @@ export function decideResolution(input: {
   /** Transfers already recorded against earlier attempts of this payout (payout_attempts): their
    * failure says nothing about the current attempt's request. */
   earlierTransferIds: readonly string[];
-  /** How long ago the current claim was taken. */
+  /** How long ago the current request was sent (or, if it never recorded a send, claimed). */
   claimAgeMs: number;
   /** Until the claim is this old, a request of ours may still reach the provider. */
   inFlightHorizonMs: number;
+  /** How long ago the current idempotency key was first sent (null: never sent). */
+  keyAgeMs?: number | null;
+  /** How long the provider honours an idempotency key. */
+  keyRetentionMs?: number;
 }): Resolution {
   const ours = input.transfers.filter((t) => transactionIdOf(t) === input.payoutId);
   const alive = ours.filter((t) => ALIVE.has(t.status));
@@ -60,6 +67,9 @@ export function decideResolution(input: {
   if (input.claimAgeMs < input.inFlightHorizonMs) return { kind: 'ask_again' };
   const failed = newest(current);
   if (failed) return { kind: 'found_failed', transfer: failed };
+  if (input.keyAgeMs != null && input.keyRetentionMs !== undefined && input.keyAgeMs > input.keyRetentionMs) {
+    return { kind: 'key_expired', keyAgeMs: input.keyAgeMs };
+  }
   return { kind: 'nothing_found' };
 }
 

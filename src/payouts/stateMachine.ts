@@ -10,6 +10,8 @@ export type PayoutEvent =
   | { type: 'reroute' }
   /** The provider took the transfer (2xx), or the resolver found it under our note. */
   | { type: 'transfer_accepted' }
+  /** The claim is given back without a request sent (transfers paused at the last moment). */
+  | { type: 'claim_released' }
   /** Not paid, and worth trying again: transient rejection, nothing found, failed after acceptance. */
   | { type: 'not_paid_retry'; capReached: boolean }
   /** A rejection that retrying cannot fix (suspended account, invalid account, fees > amount…). */
@@ -20,11 +22,13 @@ export type PayoutEvent =
   | { type: 'settlement_confirmed' }
   | { type: 'ops_retry' }
   | { type: 'ops_mark_paid_externally' }
-  | { type: 'ops_cancel' };
+  | { type: 'ops_cancel' }
+  /** Ops will pay the vendor outside transfers: the payout joins the open offline ledger, once. */
+  | { type: 'ops_pay_offline' };
 
 export type PayoutEventType = PayoutEvent['type'];
 
-const TERMINAL: ReadonlySet<PayoutStatus> = new Set(['settled', 'cancelled', 'rerouted']);
+const TERMINAL: ReadonlySet<PayoutStatus> = new Set(['settled', 'cancelled', 'rerouted', 'offline']);
 const HUMAN_QUEUE: ReadonlySet<PayoutStatus> = new Set(['parked', 'review']);
 
 export function isTerminal(status: PayoutStatus): boolean {
@@ -42,6 +46,8 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
       return from === 'pending' || from === 'failed' ? 'processing' : null;
     case 'reroute':
       return from === 'pending' || from === 'failed' ? 'rerouted' : null;
+    case 'claim_released':
+      return from === 'processing' ? 'pending' : null;
     case 'transfer_accepted':
       return from === 'processing' ? 'accepted' : null;
     case 'not_paid_retry':
@@ -59,10 +65,12 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
       return HUMAN_QUEUE.has(from) ? 'settled' : null;
     case 'ops_cancel':
       return HUMAN_QUEUE.has(from) ? 'cancelled' : null;
+    case 'ops_pay_offline':
+      return HUMAN_QUEUE.has(from) ? 'offline' : null;
   }
 }
 
-const ALL: readonly PayoutStatus[] = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted'];
+const ALL: readonly PayoutStatus[] = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted', 'offline'];
 
 /** The statuses from which `event` is allowed (the compare-and-swap set). */
 export function statusesAllowing(event: PayoutEvent): PayoutStatus[] {

@@ -4,6 +4,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, type PayoutWorkflowInput } from '../contracts/payout';
 import { OrderIdAttr } from '../contracts/searchAttributes';
+import { PAYOUT_SWEEP_SCHEDULE_ID, PAYOUT_SWEEP_WORKFLOW_TYPE } from '../contracts/sweep';
 import type { payoutWorkflow } from '../workflows/payout';
 import type { PayoutStarter } from './starter';
 
@@ -35,4 +36,16 @@ export function temporalPayoutStarter(client: Client, taskQueue: string): Payout
       await startPayoutWorkflow(client, taskQueue, orderId);
     },
   };
+}
+
+/** Runs the payout sweep now (resume of transfers): joins a sweep already running on resume. */
+export async function startPayoutSweepNow(client: Client, taskQueue: string): Promise<string> {
+  const handle = await client.workflow.start(PAYOUT_SWEEP_WORKFLOW_TYPE, {
+    workflowId: `${PAYOUT_SWEEP_SCHEDULE_ID}-on-resume`,
+    taskQueue,
+    args: [{ batchSize: 100 }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+  return handle.workflowId;
 }

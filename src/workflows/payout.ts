@@ -5,7 +5,7 @@
 import {
   ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import type { PayoutActivities, TransferRequest } from '../activities/payout';
+import type { PayoutActivities, TransferRequest, TransferSendOutcome } from '../activities/payout';
 import {
   opsDecisionSignal, payoutStateQuery, transferEvidenceSignal, TRANSFERS_PAUSED,
   type PayoutPolicy, type PayoutStepLog, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult,
@@ -25,10 +25,14 @@ function moneyMovingCall(policy: PayoutPolicy) {
 }
 
 const payouts = proxyActivities<PayoutActivities>(databaseCall);
+/** The resolver pages through the provider's listing and heartbeats while it does. */
+const { resolveUnknownTransfer: askProviderLedger } = proxyActivities<PayoutActivities>({
+  ...databaseCall, startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds',
+});
 const MAX_STEP_LOG = 50;
-const TERMINAL: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted']);
+const TERMINAL: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'offline']);
 /** Statuses after which a run that found no transfer due may end: final, or never claimed. */
-const SETTLED_OR_OPEN_FOR_CLAIM: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'pending', 'failed']);
+const SETTLED_OR_OPEN_FOR_CLAIM: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'offline', 'pending', 'failed']);
 /** The failure type of a run that lost a claim on a row still waiting for one. */
 const LOST_CLAIM = 'PayoutLostClaim';
 
@@ -53,7 +57,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   setHandler(payoutStateQuery, () => ({ orderId, payout, steps }));
   setHandler(transferEvidenceSignal, (e) => { settlementEvidence = true; note('evidence', `${e.event} ${e.transferId}`); });
-  setHandler(opsDecisionSignal, (d) => { opsDecision = true; note('ops', `${d.action} by ${d.actor}`); });
+  // A signal is only a nudge to re-read the row: a decision counts once it is recorded (the ops API
+  // writes review_actions and the status first). One sent by hand from the Web UI or CLI with no
+  // recorded decision changes nothing, and the step log says so.
+  let signalled: { action: string; actor: string } | null = null;
+  setHandler(opsDecisionSignal, (d) => { opsDecision = true; signalled = d; note('ops', `signal ${d.action} by ${d.actor}: re-reading the payout for a recorded decision`); });
 
   const policy = await payouts.readPayoutPolicy();
   const { sendDirectTransfer } = proxyActivities<PayoutActivities>(moneyMovingCall(policy));
@@ -64,13 +72,24 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       payoutId: claimed.id, orderId, linkedAccountId: claimed.linkedAccountId, amountPaise: claimed.amountPaise,
       idempotencyKey: claimed.idempotencyKey, attemptNo: claimed.attempts,
     };
-    let outcome: MoneyOutcome<RzpTransfer>;
+    let sent: TransferSendOutcome;
     try {
-      outcome = await sendDirectTransfer(req);
+      sent = await sendDirectTransfer(req);
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
-      outcome = { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `createTransfer activity failed: ${err.cause?.message ?? err.message}` };
+      sent = { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `createTransfer activity failed: ${err.cause?.message ?? err.message}` };
     }
+    if (sent.type === 'not_sent') {
+      // The activity recorded why and moved the row (released to `pending`, or to `review`).
+      note('transfer', `not sent: ${sent.reason}`);
+      const now = await payouts.readPayout(orderId);
+      if (sent.reason === 'transfers_paused') {
+        publish(now);
+        throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers were paused before the request was sent; the payout stays pending for the sweep', nonRetryable: true });
+      }
+      return now!;
+    }
+    const outcome: MoneyOutcome<RzpTransfer> = sent;
     note('transfer', outcome.type === 'accepted' ? `accepted ${outcome.entity.id}` : outcome.type === 'rejected' ? `rejected ${outcome.error.code}` : `unknown ${outcome.reason}`);
     return (await payouts.recordTransferOutcome(req, outcome)).payout;
   }
@@ -78,7 +97,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   /** A `processing` row with no answer: ask the provider's ledger, never release without asking. */
   async function resolveUnknownTransfer(current: PayoutView): Promise<PayoutView> {
     for (;;) {
-      const found = await payouts.resolveUnknownTransfer(current.id);
+      const found = await askProviderLedger(current.id);
       note('resolve', found.resolution);
       // Leave once the row is no longer `processing` (e.g. a retried activity whose first try recorded it).
       if (found.resolution !== 'ask_again' || found.payout.status !== 'processing') return found.payout;
@@ -99,10 +118,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   }
 
   /** Parked or review: only ops can move it. Re-read now and then in case a signal was lost. */
-  async function awaitHumanDecision(): Promise<PayoutView | null> {
+  async function awaitHumanDecision(before: PayoutView): Promise<PayoutView | null> {
     await condition(() => opsDecision, policy.humanRecheckMs);
     opsDecision = false;
-    return payouts.readPayout(orderId);
+    const after = await payouts.readPayout(orderId);
+    const heard = signalled as { action: string; actor: string } | null;
+    signalled = null;
+    if (heard && after?.status === before.status) note('ops', `ignored ${heard.action} by ${heard.actor}: no recorded decision (use the ops API)`);
+    return after;
   }
 
   async function waitForNextAttempt(current: PayoutView | null): Promise<void> {
@@ -158,11 +181,12 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         break;
       case 'parked':
       case 'review':
-        publish(await awaitHumanDecision());
+        publish(await awaitHumanDecision(current!));
         break;
       case 'settled':
       case 'cancelled':
       case 'rerouted':
+      case 'offline':
         return { kind: 'finished', orderId, payoutId: current!.id, status: current!.status, attempts: current!.attempts };
     }
   }

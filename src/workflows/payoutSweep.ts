@@ -1,5 +1,6 @@
-/** payoutSweepWorkflow: run by the `payout-sweep` Schedule (overlap SKIP). Walks due payouts in
- * batches and (re)starts their payout workflows; does nothing while transfers are paused. */
+/** payoutSweepWorkflow: run by the `payout-sweep` Schedule (overlap SKIP) and at once when transfers
+ * resume. Walks open payouts oldest first in batches and (re)starts their payout workflows; does
+ * nothing while transfers are paused. */
 import { proxyActivities } from '@temporalio/workflow';
 import type { DuePayoutBatch, PayoutSweepActivities } from '../activities/payoutSweep';
 import type { PayoutSweepInput, PayoutSweepResult } from '../contracts/sweep';
@@ -12,14 +13,14 @@ const { startDuePayouts } = proxyActivities<PayoutSweepActivities>({
 export async function payoutSweepWorkflow(input: PayoutSweepInput = {}): Promise<PayoutSweepResult> {
   const batchSize = input.batchSize ?? 100;
   const result: PayoutSweepResult = { paused: false, examined: 0, started: 0, batches: 0 };
-  let afterOrderId: string | null = null;
+  let after: string | null = null;
   for (;;) {
-    const batch: DuePayoutBatch = await startDuePayouts({ afterOrderId, limit: batchSize });
+    const batch: DuePayoutBatch = await startDuePayouts({ after, limit: batchSize });
     if (batch.paused) return { ...result, paused: true };
     result.batches += 1;
     result.examined += batch.examined;
     result.started += batch.started;
-    if (batch.examined < batchSize || !batch.lastOrderId) return result;
-    afterOrderId = batch.lastOrderId;
+    if (!batch.cursor) return result;
+    after = batch.cursor;
   }
 }

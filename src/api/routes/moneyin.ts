@@ -6,7 +6,7 @@ import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
-import type { WebhookContext } from '../../moneyin/webhookEffects';
+import type { WebhookContext } from '../../webhooks/types';
 import { leaveForSweep, type PayoutStarter } from '../../payouts/starter';
 import { adminRoutes } from './admin';
 import { callbackRoutes } from './callbacks';

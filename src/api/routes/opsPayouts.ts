@@ -13,6 +13,7 @@ import { applyOpsDecision } from '../../payouts/humanQueue';
 import { readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
 import { signalOpsDecision } from '../../payouts/signals';
+import { startPayoutSweepNow } from '../../payouts/temporalStarter';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
 
@@ -26,7 +27,7 @@ const orderParams = z.object({ orderId: z.string().min(1).max(100) });
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
 const markPaidBody = reasonBody.extend({ reference: z.string().trim().min(3).max(100) });
 
-const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', cancel: 'cancel' };
+const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
 
 export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
@@ -68,8 +69,22 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   });
   app.post('/ops/transfers/resume', ops, async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
-    return setTransfersPaused(deps.db, { paused: false, actor: auditActor(request), reason });
+    const state = await setTransfersPaused(deps.db, { paused: false, actor: auditActor(request), reason });
+    // Everything the pause held back is paid now, not at the next Schedule tick.
+    const sweep = await sweepNow(deps);
+    return { ...state, sweep };
   });
+}
+
+/** After the resume is committed; if the start fails the Schedule's next sweep does the same work. */
+async function sweepNow(deps: OpsPayoutDeps): Promise<{ workflowId: string } | null> {
+  if (!deps.temporal) return null;
+  try {
+    return { workflowId: await startPayoutSweepNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE) };
+  } catch (err) {
+    logger.error({ err }, 'transfers resumed but the payout sweep could not be started now; the Schedule will run it');
+    return null;
+  }
 }
 
 /** After the commit: the decision stands even if the signal fails (the run re-reads its row). */

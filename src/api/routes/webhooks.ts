@@ -2,7 +2,7 @@
  * exact bytes Razorpay sent, never over re-serialised JSON. Effects are in src/moneyin/webhookEffects.ts. */
 import type { FastifyInstance } from 'fastify';
 import { receiveRazorpayWebhook } from '../../moneyin/receiveWebhook';
-import type { WebhookContext } from '../../moneyin/webhookEffects';
+import type { WebhookContext } from '../../webhooks/types';
 import { publicRoute } from '../../auth/routeAuth';
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
