@@ -26,6 +26,8 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(3).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payouts'),
+  /** Where people open the Temporal Web UI; links in the ops queue and the CLI point there. */
+  TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   /** TLS to Temporal (self-hosted mTLS or Temporal Cloud): `on` with the system CAs, or any of the
    * files below (PEM); an API key (Temporal Cloud) implies TLS. */
   TEMPORAL_TLS: onOff.default('off'),

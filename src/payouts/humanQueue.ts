@@ -3,7 +3,7 @@
  * it joins the open offline ledger and no transfer is ever sent), cancel. Each commits the status change
  * and its review_actions row together; the caller signals the workflow after the commit. */
 import type { OpsAction, PayoutView } from '../contracts/payout';
-import { inTransaction, type Db } from '../db/pool';
+import { inTransaction, type Db, type Tx } from '../db/pool';
 import { KEY_EXPIRED } from './outcomes';
 import { findPayoutByOrder, freshKeyColumns, lockPayout, transition } from './repository';
 import type { PayoutEvent } from './stateMachine';
@@ -19,6 +19,8 @@ export interface OpsDecisionInput {
 
 export type OpsDecisionResult =
   | { kind: 'applied'; payout: PayoutView }
+  /** The same decision was made before and still stands (a repeated click, a retried request). */
+  | { kind: 'already_in_effect'; payout: PayoutView }
   | { kind: 'not_found' }
   | { kind: 'not_awaiting_decision'; payout: PayoutView };
 
@@ -28,6 +30,23 @@ const EVENT_OF: Record<OpsAction, PayoutEvent> = {
   cancel: { type: 'ops_cancel' },
   pay_offline: { type: 'ops_pay_offline' },
 };
+
+/** The latest decision on this payout is this one (same reference for mark paid) and its outcome
+ * still holds: a retry while the payout is being retried, a cancel on a cancelled payout… */
+async function lastDecisionIs(tx: Tx, payout: PayoutView, input: OpsDecisionInput): Promise<boolean> {
+  const { rows } = await tx.query<{ action: string; reference: string | null }>(
+    'SELECT action, reference FROM review_actions WHERE payout_id = $1 ORDER BY id DESC LIMIT 1', [payout.id]);
+  const last = rows[0];
+  if (!last || last.action !== input.action) return false;
+  if (input.action === 'mark_paid_externally') return payout.status === 'settled' && last.reference === (input.reference ?? null);
+  const holds: Record<OpsAction, readonly string[]> = {
+    retry: ['pending', 'processing', 'accepted', 'failed', 'settled'],
+    cancel: ['cancelled'],
+    pay_offline: ['offline'],
+    mark_paid_externally: ['settled'],
+  };
+  return holds[input.action].includes(payout.status);
+}
 
 export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
   if (input.action === 'mark_paid_externally' && !input.reference) throw new Error('mark_paid_externally needs a reference');
@@ -41,7 +60,9 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
       input.action === 'retry' ? { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null, ...(payout.lastCode === KEY_EXPIRED ? freshKeyColumns() : {}) }
       : input.action === 'mark_paid_externally' ? { external_reference: input.reference, settled_at: new Date() }
       : {};
-    if (!(await transition(tx, payout, EVENT_OF[input.action], set))) return { kind: 'not_awaiting_decision', payout };
+    if (!(await transition(tx, payout, EVENT_OF[input.action], set))) {
+      return (await lastDecisionIs(tx, payout, input)) ? { kind: 'already_in_effect', payout } : { kind: 'not_awaiting_decision', payout };
+    }
     await tx.query(
       'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
       [payout.id, input.actor, input.action, input.reason, input.reference ?? null],

@@ -4,12 +4,17 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { payoutWorkflowId, type OpsAction } from '../../contracts/payout';
+import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../../contracts/payout';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { logger } from '../../logger';
 import { readPayoutCounters } from '../../payouts/counters';
 import { applyOpsDecision } from '../../payouts/humanQueue';
+import { listHumanQueue, queueFilterSchema } from '../../payouts/queue';
+import { explainPayoutCode } from '../../payouts/reasons';
+import { awaitsHuman } from '../../payouts/stateMachine';
+import { orderView } from '../../moneyin/orderView';
+import { auditFilterSchema, readAuditLog } from '../../audit/auditLog';
 import { readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
 import { signalOpsDecision } from '../../payouts/signals';
@@ -26,6 +31,12 @@ export interface OpsPayoutDeps {
 const orderParams = z.object({ orderId: z.string().min(1).max(100) });
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
 const markPaidBody = reasonBody.extend({ reference: z.string().trim().min(3).max(100) });
+const bulkBody = z.object({
+  action: z.enum(OPS_ACTIONS),
+  orderIds: z.array(z.string().min(1).max(100)).min(1).max(100),
+  reason: z.string().trim().min(3).max(500),
+  reference: z.string().trim().min(3).max(100).optional(),
+}).strict().refine((b) => b.action !== 'mark_paid_externally' || b.reference, { message: 'mark_paid_externally needs the reference of the payment made', path: ['reference'] });
 
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
 
@@ -35,16 +46,35 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
 
   app.get('/ops/payouts/counters', ops, async () => readPayoutCounters(deps.db));
 
+  /** The human queue: parked and review payouts, oldest first, with why and what to do next. */
+  app.get('/ops/payouts', ops, async (request) => listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), {
+    temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE,
+  }));
+
+  /** One decision on many payouts, each applied and audited on its own and answered per order. */
+  app.post('/ops/payouts/decisions', ops, async (request) => {
+    const body = bulkBody.parse(request.body ?? {});
+    const actor = auditActor(request);
+    const results = [];
+    for (const orderId of new Set(body.orderIds)) {
+      const result = await applyOpsDecision(deps.db, { orderId, action: body.action, actor, reason: body.reason, reference: body.reference }, cap);
+      if (result.kind === 'applied') await signalRun(deps, orderId, body.action, actor);
+      results.push({ orderId, result: result.kind, status: 'payout' in result ? result.payout.status : null });
+    }
+    return { action: body.action, results };
+  });
+
   app.get('/ops/payouts/:orderId', ops, async (request) => {
     const { orderId } = orderParams.parse(request.params);
     const payout = await findPayoutByOrder(deps.db, orderId, cap);
     if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
     const attempts = await deps.db.query(
-      `SELECT attempt_no, idempotency_key, outcome, provider_code, provider_transfer_id, workflow_run_id, created_at
+      `SELECT attempt_no, idempotency_key, outcome, provider_code, provider_transfer_id, workflow_run_id, raw, created_at
        FROM payout_attempts WHERE payout_id = $1 ORDER BY id`, [payout.id]);
     const actions = await deps.db.query(
       'SELECT actor, action, reason, reference, created_at FROM review_actions WHERE payout_id = $1 ORDER BY id', [payout.id]);
-    return { payout, attempts: attempts.rows, reviewActions: actions.rows, workflowId: payoutWorkflowId(orderId) };
+    const [queued] = awaitsHuman(payout.status) ? [{ reason: { code: payout.lastCode, ...explainPayoutCode(payout.lastCode, payout.status) } }] : [];
+    return { payout, ...queued, order: await orderView(deps.db, orderId), attempts: attempts.rows, reviewActions: actions.rows, workflowId: payoutWorkflowId(orderId) };
   });
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {
@@ -57,12 +87,16 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
       if (result.kind === 'not_awaiting_decision') {
         throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
       }
-      await signalRun(deps, orderId, action, actor);
-      return { payout: result.payout };
+      if (result.kind === 'applied') await signalRun(deps, orderId, action, actor);
+      return { payout: result.payout, alreadyInEffect: result.kind === 'already_in_effect' };
     });
   }
 
   app.get('/ops/transfers/switch', ops, async () => readTransferSwitch(deps.db));
+
+  /** Who did what, newest first: payout decisions, the kill switch, recon resolutions, bank imports,
+   * cash confirmations, API keys. */
+  app.get('/ops/audit', requires('ops', 'finance'), async (request) => ({ entries: await readAuditLog(deps.db, auditFilterSchema.parse(request.query ?? {})) }));
   app.post('/ops/transfers/pause', ops, async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
     return setTransfersPaused(deps.db, { paused: true, actor: auditActor(request), reason });

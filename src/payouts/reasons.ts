@@ -1,0 +1,51 @@
+/** Why a payout waits for a human, in words an ops engineer acts on: the provider's code (or ours)
+ * and what to do next. Unknown codes still show the code, with a generic next step. */
+
+interface Explanation { words: string; nextStep: string }
+
+const EXPLAINED: Record<string, Explanation> = {
+  BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT: {
+    words: "the vendor's linked account is suspended at Razorpay",
+    nextStep: 'ask the vendor to resolve the suspension with Razorpay, then retry; or pay offline',
+  },
+  BAD_REQUEST_TRANSFER_INVALID_ACCOUNT_ID: {
+    words: "the vendor's linked account id is unknown to Razorpay",
+    nextStep: "correct the vendor's linked account (admin), then retry; or pay offline",
+  },
+  BAD_REQUEST_LINKED_ACCOUNT_NOT_ACTIVATED: {
+    words: "the vendor's linked account is not activated yet",
+    nextStep: 'retry once Razorpay activates the account; or pay offline',
+  },
+  BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE: {
+    words: 'the platform balance was too low, on every attempt',
+    nextStep: 'top up the platform balance, then retry',
+  },
+  BAD_REQUEST_NEGATIVE_BALANCE_BREACHED: {
+    words: 'the transfer would take the platform balance below its allowed negative limit',
+    nextStep: 'top up the platform balance, then retry',
+  },
+  IDEMPOTENCY_KEY_EXPIRED: {
+    words: 'no transfer was found and the idempotency key is older than Razorpay may remember it',
+    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: mark paid externally if there is one, else retry (a fresh key is used)',
+  },
+  RESOLVER_LISTING_FAILING: {
+    words: "Razorpay's transfer listing kept failing, so the outcome of the last request is unknown",
+    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: mark paid externally if there is one, else retry',
+  },
+  AMBIGUOUS_PROVIDER_EVIDENCE: {
+    words: "Razorpay's ledger holds evidence a machine should not decide on (two transfers, or a wrong amount or account)",
+    nextStep: 'compare the transfers in the Razorpay dashboard with this payout, then mark paid externally, retry or cancel',
+  },
+  REJECTED_WITHOUT_CODE: {
+    words: 'Razorpay refused the transfer without an error code',
+    nextStep: 'look at the raw answer in the payout attempts, then retry or cancel',
+  },
+};
+
+export function explainPayoutCode(code: string | null, status: string): Explanation {
+  if (code && EXPLAINED[code]) return EXPLAINED[code]!;
+  if (code) return { words: `Razorpay answered ${code}`, nextStep: 'look at the raw answer in the payout attempts, then retry, pay offline or cancel' };
+  return status === 'parked'
+    ? { words: 'the attempt limit was reached', nextStep: 'find out why the attempts failed (payout attempts), then retry or pay offline' }
+    : { words: 'waiting for a human decision', nextStep: 'retry, mark paid externally, pay offline or cancel' };
+}
