@@ -7,7 +7,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { transfersPaused } from '../payouts/repository';
-import { startPayoutWorkflow } from '../payouts/temporalStarter';
+import { wakePayoutWorkflow } from '../payouts/temporalStarter';
 
 export interface DuePayoutBatch {
   paused: boolean;
@@ -25,8 +25,8 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
     async startDuePayouts(input: DuePayoutQuery): Promise<DuePayoutBatch> {
       if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, cursor: null };
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
-      const { rows } = await db.query<{ order_id: string; cursor: string }>(
-        `SELECT order_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor
+      const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string }>(
+        `SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor
          FROM payouts
          WHERE status IN ('pending', 'failed', 'processing', 'accepted')
            AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
@@ -36,9 +36,9 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
       );
       const { client, info } = Context.current();
       let started = 0;
-      for (const { order_id } of rows) {
+      for (const { order_id, amount_paise, vendor_id } of rows) {
         try {
-          if ((await startPayoutWorkflow(client, info.taskQueue, order_id)) === 'running') started += 1;
+          if ((await wakePayoutWorkflow(client, info.taskQueue, order_id, { amountPaise: amount_paise, vendorId: vendor_id })) === 'running') started += 1;
         } catch (err) {
           logger.error({ err, orderId: order_id }, 'sweep could not start a payout workflow');
         }

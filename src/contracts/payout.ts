@@ -67,6 +67,9 @@ export interface OpsDecision {
 }
 export const opsDecisionSignal = defineSignal<[OpsDecision]>('opsDecision');
 
+/** Sent by the sweep that runs when ops resume transfers: a run waiting out the kill switch goes on. */
+export const transfersResumedSignal = defineSignal('transfersResumed');
+
 export interface PayoutStepLog {
   step: string;
   detail: string;

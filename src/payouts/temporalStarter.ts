@@ -2,13 +2,18 @@
  * policies. Money in calls it after commit, the sweep for every due payout, the ops route to revive a
  * human-queue run; starting the same payout many times at once yields one run. */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, type PayoutWorkflowInput } from '../contracts/payout';
+import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, transfersResumedSignal, type PayoutWorkflowInput } from '../contracts/payout';
+import { payoutSummary } from '../contracts/payoutText';
 import { OrderIdAttr } from '../contracts/searchAttributes';
 import { PAYOUT_SWEEP_SCHEDULE_ID, PAYOUT_SWEEP_WORKFLOW_TYPE } from '../contracts/sweep';
+import type { Db } from '../db/pool';
 import type { payoutWorkflow } from '../workflows/payout';
 import type { PayoutStarter } from './starter';
 
-export function payoutStartOptions(taskQueue: string, orderId: string) {
+/** What the Web UI shows as the run's static summary ("₹81.00 to ven_… for ord_…"), when known. */
+export interface PayoutSummaryFacts { amountPaise: number; vendorId: string }
+
+export function payoutStartOptions(taskQueue: string, orderId: string, facts?: PayoutSummaryFacts) {
   const args: [PayoutWorkflowInput] = [{ orderId }];
   return {
     workflowId: payoutWorkflowId(orderId),
@@ -16,13 +21,14 @@ export function payoutStartOptions(taskQueue: string, orderId: string) {
     args,
     ...PAYOUT_START_POLICIES,
     typedSearchAttributes: [{ key: OrderIdAttr, value: orderId }],
+    ...(facts ? { staticSummary: payoutSummary({ ...facts, orderId }), staticDetails: `Payout of order ${orderId}: see the current details for its state and next step.` } : {}),
   };
 }
 
 /** Returns 'closed' when a completed run already exists (the payout row's status is the lasting guard). */
-export async function startPayoutWorkflow(client: Client, taskQueue: string, orderId: string): Promise<'running' | 'closed'> {
+export async function startPayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts): Promise<'running' | 'closed'> {
   try {
-    await client.workflow.start<typeof payoutWorkflow>(PAYOUT_WORKFLOW_TYPE, payoutStartOptions(taskQueue, orderId));
+    await client.workflow.start<typeof payoutWorkflow>(PAYOUT_WORKFLOW_TYPE, payoutStartOptions(taskQueue, orderId, facts));
     return 'running';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
@@ -30,10 +36,28 @@ export async function startPayoutWorkflow(client: Client, taskQueue: string, ord
   }
 }
 
-export function temporalPayoutStarter(client: Client, taskQueue: string): PayoutStarter {
+/** The sweep's start: a run that exists hears `transfersResumed` (one waiting out the kill switch
+ * goes on at once); a payout without a live run gets one. */
+export async function wakePayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts): Promise<'running' | 'closed'> {
+  try {
+    await client.workflow.signalWithStart<typeof payoutWorkflow, []>(PAYOUT_WORKFLOW_TYPE, {
+      ...payoutStartOptions(taskQueue, orderId, facts),
+      signal: transfersResumedSignal,
+      signalArgs: [],
+    });
+    return 'running';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
+    throw err;
+  }
+}
+
+/** With `db`, the run gets its static summary from the payout row (one indexed read). */
+export function temporalPayoutStarter(client: Client, taskQueue: string, db?: Pick<Db, 'query'>): PayoutStarter {
   return {
     async startPayout(orderId: string): Promise<void> {
-      await startPayoutWorkflow(client, taskQueue, orderId);
+      const row = db ? (await db.query<{ amount_paise: number; vendor_id: string }>('SELECT amount_paise, vendor_id FROM payouts WHERE order_id = $1', [orderId])).rows[0] : undefined;
+      await startPayoutWorkflow(client, taskQueue, orderId, row ? { amountPaise: row.amount_paise, vendorId: row.vendor_id } : undefined);
     },
   };
 }

@@ -3,11 +3,12 @@
  * and kill switch at fire time) → transfer → classify and record → wait for settlement; failures go
  * round again after a durable backoff, and parked/review payouts wait for an ops decision. */
 import {
-  ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityFailure, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
+import { payoutDetails, type PayoutSituation } from '../contracts/payoutText';
 import type { PayoutActivities, TransferRequest, TransferSendOutcome } from '../activities/payout';
 import {
-  opsDecisionSignal, payoutStateQuery, transferEvidenceSignal, TRANSFERS_PAUSED,
+  opsDecisionSignal, payoutStateQuery, transferEvidenceSignal, transfersResumedSignal, TRANSFERS_PAUSED,
   type PayoutPolicy, type PayoutStepLog, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult,
 } from '../contracts/payout';
 import { PayoutStatusAttr, VendorIdAttr } from '../contracts/searchAttributes';
@@ -48,20 +49,38 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     if (steps.length > MAX_STEP_LOG) steps.shift();
   };
   let published = '';
+  /** What the Web UI shows as the run's current details: the state and the next step. */
+  const explain = (situation: PayoutSituation = null) => setCurrentDetails(payoutDetails(payout, situation));
   const publish = (view: PayoutView | null) => {
     payout = view;
+    explain();
+    // Search attributes only when they change: each upsert is a command in the history.
     if (!view || published === `${view.status}/${view.vendorId}`) return;
     published = `${view.status}/${view.vendorId}`;
     upsertSearchAttributes([{ key: PayoutStatusAttr, value: view.status }, { key: VendorIdAttr, value: view.vendorId }]);
   };
 
-  setHandler(payoutStateQuery, () => ({ orderId, payout, steps }));
-  setHandler(transferEvidenceSignal, (e) => { settlementEvidence = true; note('evidence', `${e.event} ${e.transferId}`); });
+  setHandler(payoutStateQuery, () => ({ orderId, payout, steps }), { description: 'The payout row as this run last read it, and the steps the run took (newest last).' });
+  setHandler(transferEvidenceSignal, (e) => { settlementEvidence = true; note('evidence', `${e.event} ${e.transferId}`); },
+    { description: 'A transfer webhook arrived: fetch the transfer now instead of waiting for the next poll.' });
+  let resumed = false;
+  setHandler(transfersResumedSignal, () => { resumed = true; note('switch', 'transfers resumed'); },
+    { description: 'Ops resumed direct transfers: a run waiting out the kill switch claims again.' });
   // A signal is only a nudge to re-read the row: a decision counts once it is recorded (the ops API
   // writes review_actions and the status first). One sent by hand from the Web UI or CLI with no
   // recorded decision changes nothing, and the step log says so.
   let signalled: { action: string; actor: string } | null = null;
-  setHandler(opsDecisionSignal, (d) => { opsDecision = true; signalled = d; note('ops', `signal ${d.action} by ${d.actor}: re-reading the payout for a recorded decision`); });
+  setHandler(opsDecisionSignal, (d) => { opsDecision = true; signalled = d; note('ops', `signal ${d.action} by ${d.actor}: re-reading the payout for a recorded decision`); },
+    { description: 'Sent by the ops API after it recorded a decision; the run re-reads the payout. Sent by hand, it changes nothing.' });
+
+  /** Transfers are paused: wait for the resume (or re-check now and then) instead of failing the run. */
+  async function waitWhilePaused(): Promise<void> {
+    note('switch', 'transfers paused: waiting for resume');
+    explain('waiting_for_resume');
+    resumed = false;
+    await condition(() => resumed, policy.humanRecheckMs);
+    resumed = false;
+  }
 
   const policy = await payouts.readPayoutPolicy();
   const { sendDirectTransfer } = proxyActivities<PayoutActivities>(moneyMovingCall(policy));
@@ -85,7 +104,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       const now = await payouts.readPayout(orderId);
       if (sent.reason === 'transfers_paused') {
         publish(now);
-        throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers were paused before the request was sent; the payout stays pending for the sweep', nonRetryable: true });
+        await waitWhilePaused();
       }
       return now!;
     }
@@ -96,6 +115,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   /** A `processing` row with no answer: ask the provider's ledger, never release without asking. */
   async function resolveUnknownTransfer(current: PayoutView): Promise<PayoutView> {
+    explain('resolving');
     for (;;) {
       const found = await askProviderLedger(current.id);
       note('resolve', found.resolution);
@@ -132,6 +152,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const due = current?.nextAttemptAt ? Date.parse(current.nextAttemptAt) - Date.now() : 0;
     if (due > 0) {
       note('backoff', `${due} ms`);
+      explain('backoff');
       await sleep(due);
     }
   }
@@ -154,9 +175,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
           return { kind: 'no_transfer', orderId, reason: claim.reason };
         }
         if (claim.kind === 'paused') {
-          // Fail (not complete) the run: ALLOW_DUPLICATE_FAILED_ONLY then lets the sweep start a new
-          // run for this order after resume, while the row simply stays pending.
-          throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
+          // Runs started before this change failed here (the sweep started a new run after resume);
+          // a routine pause no longer shows as failed runs: the run waits and the resume wakes it.
+          if (!patched('wait-while-transfers-paused')) {
+            throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
+          }
+          publish(claim.payout);
+          await waitWhilePaused();
+          break;
         }
         if (claim.kind === 'lost') {
           // Never complete over a non-terminal row: follow what the row is now. A row still waiting for

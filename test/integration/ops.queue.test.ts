@@ -1,7 +1,9 @@
 /** The ops surface for the human queue, over real HTTP against a real worker and the sandbox: the
  * queue with amounts, reasons in words and Web UI links; filters and pages; bulk decisions answered
  * per order and audited; a repeated decision is a success; the audit trail by actor. */
+import { payoutWorkflowId } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
+import { readRunDetails } from '../../src/temporal/runDetails';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { eventually, payoutRow, seedPaidOrder } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
@@ -14,7 +16,7 @@ describe('ops: the payout queue, bulk decisions and the audit trail', () => {
   beforeAll(async () => {
     stack = await startPayoutStack({ name: 'ops-queue', env: { PAYOUT_HUMAN_RECHECK_MS: '60000' } });
     ({ db } = stack);
-    const starter = temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue);
+    const starter = temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue, db);
     for (let i = 0; i < 3; i++) {
       const account = await stack.sandbox.control.createLinkedAccount({ status: 'suspended' });
       const o = await seedPaidOrder(db, { linkedAccountId: account });
@@ -94,6 +96,15 @@ describe('ops: the payout queue, bulk decisions and the audit trail', () => {
       [parked[1]!.orderId, 'key:test-ops (Asha)'], [parked[2]!.orderId, 'key:test-ops (Asha)'],
     ].sort());
     expect((await call('GET', '/ops/audit?actor=nobody-at-all')).body.entries).toEqual([]);
+  });
+
+  test('when ops open a parked run in the Web UI, then it has a static summary and current details with the reason and the exact API calls', async () => {
+    const { orderId, vendorId } = parked[0]!;
+    const details = await readRunDetails(stack.temporal.client.workflow.getHandle(payoutWorkflowId(orderId)));
+    expect(details.summary).toBe(`₹81.00 to ${vendorId} for ${orderId}`);
+    expect(details.currentDetails).toContain("**Waiting for ops.** the vendor's linked account is suspended at Razorpay");
+    expect(details.currentDetails).toContain(`POST /ops/payouts/${orderId}/retry`);
+    expect(details.currentDetails).toContain('a signal sent from here changes nothing');
   });
 
   test('when ops open one payout, then its reason, attempts with the raw answer, decisions and order are shown', async () => {

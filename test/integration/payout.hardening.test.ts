@@ -12,6 +12,7 @@ import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { claimPayout } from '../../src/payouts/repository';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import { readRunDetails } from '../../src/temporal/runDetails';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
@@ -97,7 +98,8 @@ describe('payouts: hardened money paths', () => {
     const orders = await Promise.all(accounts.map((a) => seedPaidOrder(db, { linkedAccountId: a })));
     for (const o of orders) {
       await starter().startPayout(o.orderId);
-      await expect(result(o.orderId)).rejects.toBeDefined(); // TransfersPaused: the row stays pending
+      // The run waits out the switch (not a failed run); the row stays pending.
+      await eventually(() => readRunDetails(handle(o.orderId)), (d) => /paused/.test(d.currentDetails ?? ''), 10_000);
     }
     // Four days pass: every row and order is four days old when transfers resume.
     const ids = orders.map((o) => o.orderId);

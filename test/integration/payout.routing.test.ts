@@ -4,7 +4,8 @@ import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPayoutActivities } from '../../src/activities/payout';
 import { loadConfig, type Config } from '../../src/config/config';
-import { payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { readRunDetails } from '../../src/temporal/runDetails';
 import type { Db } from '../../src/db/pool';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
@@ -14,7 +15,7 @@ import { ensurePayoutSweepSchedule } from '../../src/payouts/sweepSchedule';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { isolatedPool } from '../support/db';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { attemptOutcomes, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+import { attemptOutcomes, payoutRow, recordHistory, seedPaidOrder, eventually } from './payoutSeed';
 
 describe('payouts: routing at fire time, claims and the kill switch (no money moves)', () => {
   let db: Db;
@@ -147,13 +148,16 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     const order = await seedPaidOrder(db, { linkedAccountId: 'acc_PausedVendor01' });
     await setTransfersPaused(db, { paused: true, actor: 'admin:test', reason: 'bank incident' });
     try {
-      // The run fails (not completes) so that the sweep may start a new one after resume.
-      await expect(runPayout(order.orderId)).rejects.toMatchObject({ cause: { type: TRANSFERS_PAUSED } });
+      // The run waits out the switch (a routine pause shows no failed runs) and says so.
+      await startPayoutWorkflow(client, temporal.taskQueue, order.orderId);
+      const details = await eventually(() => readRunDetails(client.workflow.getHandle(payoutWorkflowId(order.orderId))), (d) => /paused/.test(d.currentDetails ?? ''), 10_000);
+      expect(details.currentDetails).toContain('continues by itself when ops resume');
       expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
       const open = await db.query('SELECT amount_paise FROM offline_ledger_open WHERE order_id = $1', [order.orderId]);
       expect(open.rows).toEqual([{ amount_paise: 8_100 }]);
     } finally {
       await setTransfersPaused(db, { paused: false, actor: 'admin:test', reason: 'incident over' });
+      await client.workflow.getHandle(payoutWorkflowId(order.orderId)).terminate('test over').catch(() => undefined);
     }
     const audit = await db.query(`SELECT action, reason FROM review_actions WHERE payout_id IS NULL ORDER BY id`);
     expect(audit.rows).toEqual([{ action: 'pause_transfers', reason: 'bank incident' }, { action: 'resume_transfers', reason: 'incident over' }]);

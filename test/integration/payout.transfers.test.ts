@@ -2,8 +2,9 @@
  * sandbox over HTTP (through the official SDK). Every test asserts from the SANDBOX's ledger that
  * exactly one transfer of the vendor net went to the right linked account (or none), and that our
  * database agrees. Durations come from config, so nothing sleeps for real minutes. */
-import { payoutStateQuery, payoutWorkflowId, TRANSFERS_PAUSED, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { payoutStateQuery, payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
+import { readRunDetails } from '../../src/temporal/runDetails';
 import type { RzpTransfer } from '../../src/gateway/types';
 import { readPayoutCounters } from '../../src/payouts/counters';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
@@ -239,7 +240,10 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     await setTransfersPaused(db, { paused: true, actor: 'admin:test', reason: 'provider incident' });
     try {
       await starter().startPayout(order.orderId);
-      await expect(result(order.orderId)).rejects.toMatchObject({ cause: { type: TRANSFERS_PAUSED } });
+      // The run waits out the switch (no failed run) and says so in its details.
+      const waiting = await eventually(() => readRunDetails(handle(order.orderId)), (d) => /paused/.test(d.currentDetails ?? ''), 10_000);
+      expect(waiting.currentDetails).toMatch(/Direct transfers are \*\*paused\*\*/);
+      expect((await handle(order.orderId).describe()).status.name).toBe('RUNNING');
       expect(await runSweep()).toMatchObject({ paused: true, started: 0 });
       expect(await transfersTo(account)).toHaveLength(0);
     } finally {
@@ -247,8 +251,11 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     }
     const sweep = await runSweep();
     expect(sweep.started).toBeGreaterThanOrEqual(1);
-    await recordHistory(temporal.client, lastSweepId, 'payout-sweep-after-resume');
+    await recordHistory(temporal.client, lastSweepId, 'payout-sweep-after-resume-v2');
     await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'settled');
     await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    // The same run that waited out the switch paid it (woken by the sweep's transfersResumed).
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-waited-while-paused');
   });
 });

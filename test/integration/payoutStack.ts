@@ -35,7 +35,7 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
   const config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, ...opts.env });
   const gateway = createGateway(config);
   const temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue) });
+  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue, db) });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
   const keys = await mintRoleKeys(db);
