@@ -1,7 +1,7 @@
 /** Activities of payoutWorkflow. Database activities are idempotent and may be retried; the one
  * money-moving call, sendDirectTransfer, is never retried by Temporal (maximumAttempts 1). */
 import { Context } from '@temporalio/activity';
-import type { PayoutPolicy, PayoutView } from '../contracts/payout';
+import { payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
 import type { Config } from '../config/config';
 import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db } from '../db/pool';
@@ -59,7 +59,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired FROM payouts WHERE id = $1`,
         [payout.id, config.PAYOUT_IDEMPOTENCY_RETENTION_MS]);
       if (age[0]?.expired) {
-        logger.error({ payoutId: payout.id }, 'not sent: the idempotency key is past the provider retention; the payout goes to review');
+        logger.error(payoutLogFields(payout), 'not sent: the idempotency key is past the provider retention; the payout goes to review');
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: KEY_EXPIRED });
         await transition(tx, payout, { type: 'needs_review' }, { last_code: KEY_EXPIRED });
         return { send: false, outcome: { type: 'not_sent', reason: 'key_expired' } };
@@ -103,14 +103,14 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
           notes: { transaction_id: req.payoutId, order_id: req.orderId },
         });
       } catch (err) {
-        logger.error({ err, payoutId: req.payoutId }, 'createDirectTransfer threw instead of returning an outcome');
+        logger.error({ err, ...payoutLogFields({ id: req.payoutId, orderId: req.orderId }) }, 'createDirectTransfer threw instead of returning an outcome');
         return { type: 'unknown', reason: 'no_response', httpStatus: null, detail: String((err as Error)?.message ?? err) };
       }
     },
 
     async recordTransferOutcome(req: TransferRequest, outcome: MoneyOutcome<RzpTransfer>): Promise<Recorded> {
       // (The workflow never passes a `not_sent` outcome here: the gate recorded it already.)
-      if (outcome.type !== 'accepted') logger.warn({ err: outcome, payoutId: req.payoutId }, 'direct transfer not accepted');
+      if (outcome.type !== 'accepted') logger.warn({ err: outcome, ...payoutLogFields({ id: req.payoutId, orderId: req.orderId }) }, 'direct transfer not accepted');
       return recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
     },
 
@@ -142,7 +142,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
           to: new Date(claim.anchor.getTime() + RESOLVER_WINDOW_AFTER_MS),
         });
       } catch (err) {
-        logger.error({ err, payoutId }, 'listing transfers failed; the resolver will ask again');
+        logger.error({ err, ...payoutLogFields(payout) }, 'listing transfers failed; the resolver will ask again');
         return noteListingFailure(payoutId, claim.attempts, claim.failing_ms);
       } finally {
         clearInterval(beat);
@@ -169,7 +169,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       try {
         transfer = await gateway.fetchTransfer(payout.providerTransferId);
       } catch (err) {
-        logger.warn({ err, payoutId }, 'fetching the transfer failed; settlement will be polled again');
+        logger.warn({ err, ...payoutLogFields(payout) }, 'fetching the transfer failed; settlement will be polled again');
         return payout;
       }
       const after = await inTransaction(db, (tx) => applyTransferEvidence(tx, { transfer, source: 'fetch', runId: currentRunId(), policy: recording }));

@@ -5,6 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
+import { payoutWorkflowId } from '../contracts/payout';
 import { logger } from '../logger';
 import { transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
@@ -40,7 +41,7 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
         try {
           if ((await wakePayoutWorkflow(client, info.taskQueue, order_id, { amountPaise: amount_paise, vendorId: vendor_id })) === 'running') started += 1;
         } catch (err) {
-          logger.error({ err, orderId: order_id }, 'sweep could not start a payout workflow');
+          logger.error({ err, orderId: order_id, workflowId: payoutWorkflowId(order_id) }, 'sweep could not start a payout workflow');
         }
       }
       return { paused: false, examined: rows.length, started, cursor: rows.length === input.limit ? rows[rows.length - 1]!.cursor : null };

@@ -1,11 +1,11 @@
 /** The HTTP API (Fastify): thin routes over use cases. Each capability registers its routes here;
  * each route declares the role it needs (src/auth/routeAuth.ts). */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { installRouteAuth } from '../auth/routeAuth';
-import { installErrorHandler } from './errors';
+import { frameworkErrors, installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
 import type { ReconStarter } from '../recon/temporal';
@@ -28,7 +28,16 @@ export interface ApiDeps {
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger, bodyLimit: 5 * 1024 * 1024 });
+  const app = Fastify({
+    loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger,
+    bodyLimit: 5 * 1024 * 1024,
+    frameworkErrors,
+    // Request logs are for debugging (LOG_LEVEL=debug); what happened is logged by the use cases.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
   installErrorHandler(app);
   // Before any route is registered: the onRoute check must see every one of them.
   installRouteAuth(app, deps.db);

@@ -93,3 +93,8 @@ export interface PayoutPolicy {
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
 }
+
+/** The fields every payout log line carries, so one grep finds a payout's story across processes. */
+export function payoutLogFields(p: { id: string; orderId: string }): { orderId: string; payoutId: string; workflowId: string } {
+  return { orderId: p.orderId, payoutId: p.id, workflowId: payoutWorkflowId(p.orderId) };
+}

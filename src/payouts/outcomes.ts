@@ -2,7 +2,7 @@
  * and settlement evidence. Each runs in one transaction that appends the payout_attempts row and
  * moves the status; each is a no-op when the row has already moved on (a retried activity, a
  * webhook that got there first). */
-import type { PayoutView } from '../contracts/payout';
+import { payoutLogFields, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
@@ -47,7 +47,7 @@ export async function recordTransferOutcome(db: Db, input: {
     if (!stillOurs && input.outcome.type === 'accepted') {
       // The row moved on, but the provider took the transfer: keep that evidence (and its id, so the
       // resolver and reconciliation see it).
-      logger.error({ payoutId: payout.id, status: payout.status, transferId: input.outcome.entity.id }, 'transfer accepted after its claim moved on');
+      logger.error({ ...payoutLogFields(payout), status: payout.status, transferId: input.outcome.entity.id }, 'transfer accepted after its claim moved on');
       await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: input.outcome.entity.id, raw: input.outcome.entity });
     }
     if (stillOurs) {
@@ -60,7 +60,7 @@ export async function recordTransferOutcome(db: Db, input: {
         await insertAttempt(tx, { ...base, outcome: 'rejected', providerCode: code || null, raw: outcome });
         if (!code) {
           // A rejection without a provider code is a bug in the adapter or the provider: a human decides.
-          logger.error({ err: outcome, payoutId: payout.id }, 'transfer rejected without a provider error code');
+          logger.error({ err: outcome, ...payoutLogFields(payout) }, 'transfer rejected without a provider error code');
           await transition(tx, payout, { type: 'needs_review' }, { last_code: 'REJECTED_WITHOUT_CODE' });
         } else if (classifyRejection(code) === 'transient') {
           retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: code, newKey: true });
@@ -99,11 +99,11 @@ export async function recordResolution(db: Db, input: {
         await insertAttempt(tx, { ...base, outcome: 'not_found' });
         retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: null, newKey: false });
       } else if (r.kind === 'key_expired') {
-        logger.error({ payoutId: payout.id, keyAgeMs: r.keyAgeMs }, 'payout needs review: nothing found and its idempotency key is past the provider retention');
+        logger.error({ ...payoutLogFields(payout), keyAgeMs: r.keyAgeMs }, 'payout needs review: nothing found and its idempotency key is past the provider retention');
         await insertAttempt(tx, { ...base, outcome: 'not_found', providerCode: KEY_EXPIRED });
         await transition(tx, payout, { type: 'needs_review' }, { last_code: KEY_EXPIRED });
       } else {
-        logger.error({ payoutId: payout.id, reason: r.reason }, 'payout needs review: ambiguous provider evidence');
+        logger.error({ ...payoutLogFields(payout), reason: r.reason }, 'payout needs review: ambiguous provider evidence');
         await transition(tx, payout, { type: 'needs_review' }, { last_code: 'AMBIGUOUS_PROVIDER_EVIDENCE' });
       }
     }
@@ -120,7 +120,7 @@ export async function recordResolverGaveUp(db: Db, input: { payoutId: string; at
   return inTransaction(db, async (tx) => {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
     if (payout.status === 'processing' && payout.attempts === input.attemptNo) {
-      logger.error({ payoutId: payout.id, failingForMs: input.failingForMs }, 'payout needs review: the transfer listing keeps failing');
+      logger.error({ ...payoutLogFields(payout), failingForMs: input.failingForMs }, 'payout needs review: the transfer listing keeps failing');
       await transition(tx, payout, { type: 'needs_review' }, { last_code: RESOLVER_LISTING_FAILING });
     }
     return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs: null };
