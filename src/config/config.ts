@@ -152,12 +152,26 @@ export function sampleSecretProblems(config: Config): string[] {
   return problems;
 }
 
+/** A gateway call must give up before the money-moving activity times out (so the activity answers
+ * `unknown` itself), and a claim counts as stale only after a request can no longer be in flight. */
+export function timeoutOrderProblems(c: Pick<Config, 'GATEWAY_TIMEOUT_MS' | 'PAYOUT_TRANSFER_TIMEOUT_MS' | 'PAYOUT_STALE_CLAIM_MS'>): string[] {
+  const problems: string[] = [];
+  if (!(c.PAYOUT_TRANSFER_TIMEOUT_MS > c.GATEWAY_TIMEOUT_MS)) {
+    problems.push(`  - PAYOUT_TRANSFER_TIMEOUT_MS (${c.PAYOUT_TRANSFER_TIMEOUT_MS}) must exceed GATEWAY_TIMEOUT_MS (${c.GATEWAY_TIMEOUT_MS})`);
+  }
+  if (!(c.PAYOUT_STALE_CLAIM_MS > c.PAYOUT_TRANSFER_TIMEOUT_MS)) {
+    problems.push(`  - PAYOUT_STALE_CLAIM_MS (${c.PAYOUT_STALE_CLAIM_MS}) must exceed PAYOUT_TRANSFER_TIMEOUT_MS (${c.PAYOUT_TRANSFER_TIMEOUT_MS})`);
+  }
+  return problems;
+}
+
 /** Parses `env` (process.env by default); empty strings count as unset. Entry points that talk to
  * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean } = {}): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
+  if (parsed.success) problems.push(...timeoutOrderProblems(parsed.data));
   if (parsed.success && opts.refuseSampleSecrets && mustUseRealSecrets(parsed.data)) problems.push(...sampleSecretProblems(parsed.data));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return parsed.data;

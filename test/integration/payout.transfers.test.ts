@@ -37,7 +37,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
         PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
         PAYOUT_SETTLEMENT_POLL_MS: '3000',
         PAYOUT_RESOLVER_RETRY_MS: '300',
-        PAYOUT_STALE_CLAIM_MS: '2500',
+        PAYOUT_STALE_CLAIM_MS: '5000',
         PAYOUT_HUMAN_RECHECK_MS: '60000',
       },
     });

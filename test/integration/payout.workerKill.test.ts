@@ -54,11 +54,11 @@ describe('payouts: a worker killed mid-transfer', () => {
         LOG_LEVEL: 'info',
         WORKER_SCHEDULES: 'off', // the shared test server's Schedules belong to the tests that check them
         WORKER_HEALTH_PORT: '0',
-        GATEWAY_TIMEOUT_MS: '20000',
+        GATEWAY_TIMEOUT_MS: '3000',
         PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
         PAYOUT_SETTLEMENT_POLL_MS: '300',
         PAYOUT_RESOLVER_RETRY_MS: '300',
-        PAYOUT_STALE_CLAIM_MS: '2000',
+        PAYOUT_STALE_CLAIM_MS: '6000',
         PAYOUT_RETRY_BACKOFF_MS: '200',
       },
     });

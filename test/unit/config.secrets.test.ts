@@ -50,3 +50,11 @@ describe('config: default and sample secrets', () => {
     expect(loadConfig({ RAZORPAY_WEBHOOK_PREVIOUS_SECRETS: ' old-secret-1 , old-secret-2 ' }).RAZORPAY_WEBHOOK_PREVIOUS_SECRETS).toEqual(['old-secret-1', 'old-secret-2']);
   });
 });
+
+describe('config: timeouts that protect a transfer in flight', () => {
+  test('when the gateway timeout is not below the transfer timeout, or the stale-claim horizon not above it, then start-up refuses and says which', () => {
+    expect(() => loadConfig({ GATEWAY_TIMEOUT_MS: '30000', PAYOUT_TRANSFER_TIMEOUT_MS: '30000' })).toThrow(/PAYOUT_TRANSFER_TIMEOUT_MS \(30000\) must exceed GATEWAY_TIMEOUT_MS \(30000\)/);
+    expect(() => loadConfig({ PAYOUT_STALE_CLAIM_MS: '20000' })).toThrow(/PAYOUT_STALE_CLAIM_MS \(20000\) must exceed PAYOUT_TRANSFER_TIMEOUT_MS \(30000\)/);
+    expect(loadConfig({}).PAYOUT_STALE_CLAIM_MS).toBeGreaterThan(loadConfig({}).PAYOUT_TRANSFER_TIMEOUT_MS);
+  });
+});

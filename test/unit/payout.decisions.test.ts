@@ -41,13 +41,21 @@ describe('payout state machine', () => {
     expect(nextStatus(from as never, event)).toBe(to);
   });
 
-  test('when a payout is settled, cancelled or rerouted, then no event moves it', () => {
+  test('when a payout is settled, cancelled, rerouted or paid offline, then no event moves it', () => {
     const events: PayoutEvent[] = [{ type: 'claim' }, { type: 'reroute' }, { type: 'transfer_accepted' }, { type: 'not_paid_retry', capReached: false },
-      { type: 'permanent_rejection' }, { type: 'needs_review' }, { type: 'settlement_confirmed' }, { type: 'ops_retry' }, { type: 'ops_mark_paid_externally' }, { type: 'ops_cancel' }];
+      { type: 'permanent_rejection' }, { type: 'needs_review' }, { type: 'settlement_confirmed' }, { type: 'ops_retry' }, { type: 'ops_mark_paid_externally' }, { type: 'ops_cancel' },
+      { type: 'ops_pay_offline' }, { type: 'claim_released' }];
     for (const status of PAYOUT_STATUSES.filter(isTerminal)) {
       for (const event of events) expect(nextStatus(status, event)).toBeNull();
     }
-    expect(PAYOUT_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'rerouted', 'settled']);
+    expect(PAYOUT_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'offline', 'rerouted', 'settled']);
+  });
+
+  test('when a claim is released without a request, then only a processing payout goes back to pending; pay offline only from the human queue', () => {
+    expect(statusesAllowing({ type: 'claim_released' })).toEqual(['processing']);
+    expect(nextStatus('processing', { type: 'claim_released' })).toBe('pending');
+    expect(statusesAllowing({ type: 'ops_pay_offline' })).toEqual(['parked', 'review']);
+    expect(nextStatus('parked', { type: 'ops_pay_offline' })).toBe('offline');
   });
 
   test('when the claim is compare-and-swapped, then only pending and failed rows match', () => {
