@@ -1,7 +1,15 @@
 /* Two projects: unit tests need no servers; integration tests share one Temporal dev server and one
  * PostgreSQL started by the global setup (test/support/globalSetup.ts). */
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
-const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+  // ES-module-only dependencies (content-disposition, under @fastify/static for the Swagger UI) are
+  // compiled to CommonJS for jest's runtime; node itself loads them as they are.
+  '^.+/node_modules/content-disposition/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'],
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+};
 
 module.exports = {
   projects: [

@@ -5,6 +5,8 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { installRouteAuth } from '../auth/routeAuth';
+import { openApiRoutes } from './openapi';
+import { version as packageVersion } from '../../package.json';
 import { frameworkErrors, installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
@@ -45,5 +47,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
   await app.register(async (scope) => moneyInRoutes(scope, deps));
+  // Last: the document lists every route registered before it.
+  await openApiRoutes(app, { version: packageVersion });
   return app;
 }

@@ -1,7 +1,7 @@
 /** The one place the API enforces who may call what. Every route declares `config.auth`: either
  * the roles it accepts, or why it is public (its credential is a signature the route checks
  * itself). A route registered without a declaration stops the API from starting. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/pool';
 import { AppError } from '../appError';
 import { authenticateApiKey, type Principal } from './apiKeys';
@@ -9,7 +9,7 @@ import { satisfies, type RoleRequirement } from './roles';
 
 export type RouteAuth =
   | { roles: readonly RoleRequirement[] }
-  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' };
+  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' | 'docs' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,7 +33,7 @@ function bearer(request: FastifyRequest): string | null {
   return header.slice(7).trim() || null;
 }
 
-export interface DeclaredRoute { method: string; url: string; auth: RouteAuth }
+export interface DeclaredRoute { method: string; url: string; auth: RouteAuth; config: FastifyContextConfig }
 const declared = new WeakMap<FastifyInstance, DeclaredRoute[]>();
 
 /** Every route of an API built with installRouteAuth, with what it requires (HEAD twins left out). */
@@ -46,9 +46,14 @@ export function installRouteAuth(app: FastifyInstance, db: Pick<Db, 'query'>): v
   const routes: DeclaredRoute[] = [];
   declared.set(app, routes);
   app.addHook('onRoute', (route) => {
-    const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
+    // The Swagger UI plugin's own routes (/docs/…) are documentation: public.
+    if (route.url.startsWith('/docs') && !(route.config as { auth?: RouteAuth } | undefined)?.auth) {
+      route.config = { ...(route.config ?? {}), auth: { public: 'docs' } };
+    }
+    const config = (route.config ?? {}) as FastifyContextConfig;
+    const auth = config.auth;
     if (!auth) throw new Error(`route ${String(route.method)} ${route.url} declares no auth (config.auth: roles or public)`);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url, auth });
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url, auth, config });
   });
   // onRequest: before the body is read, so an anonymous caller costs no parsing.
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

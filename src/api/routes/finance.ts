@@ -10,6 +10,7 @@ import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
+import { documented } from '../openapi';
 
 export interface FinanceDeps { config: Config; db: Db; reconStarter?: ReconStarter }
 
@@ -22,7 +23,7 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
   // Bank statements arrive as CSV bodies; this parser is scoped to the finance routes only.
   app.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  app.post('/finance/recon/runs', requires('finance'), async (request, reply) => {
+  app.post('/finance/recon/runs', documented(requires('finance'), { summary: 'Start (or join) a reconciliation run for an IST window', tags: ['finance'], body: reconWindowSchema, success: 202 }), async (request, reply) => {
     const window = reconWindowSchema.parse(request.body ?? {});
     if (!deps.reconStarter) throw new AppError(503, 'recon_unavailable', 'reconciliation runs are not wired in this process');
     const started = await deps.reconStarter.start(window);
@@ -30,7 +31,7 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     return reply.status(202).send(started);
   });
 
-  app.get('/finance/recon/runs/:workflowId', requires('finance'), async (request) => {
+  app.get('/finance/recon/runs/:workflowId', documented(requires('finance'), { summary: "A recon run's live progress and its recorded runs", tags: ['finance'], params: workflowIdParams }), async (request) => {
     const { workflowId } = workflowIdParams.parse(request.params);
     const { rows } = await deps.db.query(
       `SELECT run_id, status, to_char(from_day, 'YYYY-MM-DD') AS from, to_char(to_day, 'YYYY-MM-DD') AS to, to_char(as_of_day, 'YYYY-MM-DD') AS as_of,
@@ -43,13 +44,13 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     return { workflowId, live, runs: rows };
   });
 
-  app.get('/finance/recon/exceptions', requires('finance'), async (request) => {
+  app.get('/finance/recon/exceptions', documented(requires('finance'), { summary: 'Recon exceptions by status, class, reason, severity and day', tags: ['finance'], querystring: exceptionFilterSchema }), async (request) => {
     const filter = exceptionFilterSchema.parse(request.query ?? {});
     const exceptions = await listExceptions(deps.db, filter);
     return { exceptions, next: exceptions.length === filter.limit ? exceptions[exceptions.length - 1]!.id : null };
   });
 
-  app.post('/finance/recon/exceptions/:id/resolve', requires('finance'), async (request) => {
+  app.post('/finance/recon/exceptions/:id/resolve', documented(requires('finance'), { summary: 'Resolve an exception with a note (audited)', tags: ['finance'], params: exceptionIdParams, body: resolveBody }), async (request) => {
     const { id } = exceptionIdParams.parse(request.params);
     const { note } = resolveBody.parse(request.body ?? {});
     const result = await resolveException(deps.db, id, auditActor(request), note);
@@ -58,7 +59,7 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     return result.exception;
   });
 
-  app.post('/finance/bank-statements', requires('finance'), async (request, reply) => {
+  app.post('/finance/bank-statements', documented(requires('finance'), { summary: 'Import a bank statement CSV (text/csv, or JSON { fileName, csv }); bad lines are listed and nothing is imported', tags: ['finance'], body: bankJsonBody, bodyTypes: ['text/csv', 'application/json'], success: 201 }), async (request, reply) => {
     const body = typeof request.body === 'string' ? { csv: request.body, fileName: undefined } : bankJsonBody.parse(request.body ?? {});
     const result = await importBankStatement(deps.db, { text: body.csv, fileName: body.fileName, actor: auditActor(request) });
     if (!result.ok) throw new AppError(400, 'invalid_bank_statement', 'the bank statement has bad lines; nothing was imported', { problems: result.problems });

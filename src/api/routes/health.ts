@@ -4,10 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { publicRoute } from '../../auth/routeAuth';
 import { readiness } from '../../observability/readiness';
 import type { ApiDeps } from '../server';
+import { documented } from '../openapi';
 
 export async function healthRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get('/health', publicRoute('health'), async () => ({ status: 'ok', time: new Date().toISOString() }));
-  app.get('/ready', publicRoute('health'), async (_request, reply) => {
+  app.get('/health', documented(publicRoute('health'), { summary: 'The process is alive (no dependency touched)', tags: ['health'] }), async () => ({ status: 'ok', time: new Date().toISOString() }));
+  app.get('/ready', documented(publicRoute('health'), { summary: 'Ready: the database reachable and migrated, Temporal reachable (503 with each check otherwise)', tags: ['health'] }), async (_request, reply) => {
     const result = await readiness({ db: deps.db, temporal: deps.temporal });
     return reply.status(result.ready ? 200 : 503).send(result);
   });

@@ -21,6 +21,7 @@ import { signalOpsDecision } from '../../payouts/signals';
 import { startPayoutSweepNow } from '../../payouts/temporalStarter';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
+import { documented } from '../openapi';
 
 export interface OpsPayoutDeps {
   config: Config;
@@ -38,21 +39,28 @@ const bulkBody = z.object({
   reference: z.string().trim().min(3).max(100).optional(),
 }).strict().refine((b) => b.action !== 'mark_paid_externally' || b.reference, { message: 'mark_paid_externally needs the reference of the payment made', path: ['reference'] });
 
+const DECISION_SUMMARY: Record<OpsAction, string> = {
+  retry: 'Retry a parked or review payout (a fresh budget of attempts)',
+  mark_paid_externally: 'Mark a payout paid outside Razorpay, with the reference (nothing is sent)',
+  pay_offline: 'Pay a payout offline: it joins the open offline ledger and no transfer is ever sent',
+  cancel: 'Cancel a payout: not owed by transfer',
+};
+
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
 
 export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
   const ops = requires('ops');
 
-  app.get('/ops/payouts/counters', ops, async () => readPayoutCounters(deps.db));
+  app.get('/ops/payouts/counters', documented(ops, { summary: 'Payout health counters', tags: ['ops'] }), async () => readPayoutCounters(deps.db));
 
   /** The human queue: parked and review payouts, oldest first, with why and what to do next. */
-  app.get('/ops/payouts', ops, async (request) => listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), {
+  app.get('/ops/payouts', documented(ops, { summary: 'The human queue: parked and review payouts with amounts, reasons in words, age and Web UI links', tags: ['ops'], querystring: queueFilterSchema }), async (request) => listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), {
     temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE,
   }));
 
   /** One decision on many payouts, each applied and audited on its own and answered per order. */
-  app.post('/ops/payouts/decisions', ops, async (request) => {
+  app.post('/ops/payouts/decisions', documented(ops, { summary: 'One decision on many payouts, each audited and answered per order', tags: ['ops'], body: bulkBody }), async (request) => {
     const body = bulkBody.parse(request.body ?? {});
     const actor = auditActor(request);
     const results = [];
@@ -64,7 +72,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     return { action: body.action, results };
   });
 
-  app.get('/ops/payouts/:orderId', ops, async (request) => {
+  app.get('/ops/payouts/:orderId', documented(ops, { summary: 'One payout: why it waits, its attempts with the raw answers, decisions, the order it pays', tags: ['ops'], params: orderParams }), async (request) => {
     const { orderId } = orderParams.parse(request.params);
     const payout = await findPayoutByOrder(deps.db, orderId, cap);
     if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
@@ -78,7 +86,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   });
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {
-    app.post(`/ops/payouts/:orderId/${path}`, ops, async (request) => {
+    app.post(`/ops/payouts/:orderId/${path}`, documented(ops, { summary: DECISION_SUMMARY[action], tags: ['ops'], params: orderParams, body: action === 'mark_paid_externally' ? markPaidBody : reasonBody }), async (request) => {
       const { orderId } = orderParams.parse(request.params);
       const body = action === 'mark_paid_externally' ? markPaidBody.parse(request.body ?? {}) : { ...reasonBody.parse(request.body ?? {}), reference: undefined };
       const actor = auditActor(request);
@@ -92,16 +100,16 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     });
   }
 
-  app.get('/ops/transfers/switch', ops, async () => readTransferSwitch(deps.db));
+  app.get('/ops/transfers/switch', documented(ops, { summary: 'The kill switch for direct transfers: state, who set it and why', tags: ['ops'] }), async () => readTransferSwitch(deps.db));
 
   /** Who did what, newest first: payout decisions, the kill switch, recon resolutions, bank imports,
    * cash confirmations, API keys. */
-  app.get('/ops/audit', requires('ops', 'finance'), async (request) => ({ entries: await readAuditLog(deps.db, auditFilterSchema.parse(request.query ?? {})) }));
-  app.post('/ops/transfers/pause', ops, async (request) => {
+  app.get('/ops/audit', documented(requires('ops', 'finance'), { summary: 'Who did what: decisions, the kill switch, recon resolutions, bank imports, cash confirmations, API keys', tags: ['ops'], querystring: auditFilterSchema }), async (request) => ({ entries: await readAuditLog(deps.db, auditFilterSchema.parse(request.query ?? {})) }));
+  app.post('/ops/transfers/pause', documented(ops, { summary: 'Pause direct transfers (audited); runs wait, nothing is sent', tags: ['ops'], body: reasonBody }), async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
     return setTransfersPaused(deps.db, { paused: true, actor: auditActor(request), reason });
   });
-  app.post('/ops/transfers/resume', ops, async (request) => {
+  app.post('/ops/transfers/resume', documented(ops, { summary: 'Resume direct transfers (audited) and run the payout sweep at once', tags: ['ops'], body: reasonBody }), async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
     const state = await setTransfersPaused(deps.db, { paused: false, actor: auditActor(request), reason });
     // Everything the pause held back is paid now, not at the next Schedule tick.

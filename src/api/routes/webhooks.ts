@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { receiveRazorpayWebhook } from '../../moneyin/receiveWebhook';
 import type { WebhookContext } from '../../webhooks/types';
 import { publicRoute } from '../../auth/routeAuth';
+import { documented } from '../openapi';
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -11,7 +12,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: WebhookContext): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post('/webhooks/razorpay', publicRoute('razorpay-webhook-signature'), async (request) => {
+  app.post('/webhooks/razorpay', documented(publicRoute('razorpay-webhook-signature'), { summary: 'Razorpay webhooks, verified by X-Razorpay-Signature over the raw body; every signed, well-formed event is answered 2xx', tags: ['webhooks'] }), async (request) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const receipt = await receiveRazorpayWebhook(ctx, {
       rawBody,
