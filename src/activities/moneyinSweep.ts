@@ -2,26 +2,45 @@
  * writes, so they may retry; asking again for a refund moves money and runs at most once per call
  * (its receipt makes a repeat harmless, but the workflow does not rely on that). */
 import type { MoneyInDeps } from '../moneyin/deps';
-import { gatewayOrdersAwaitingPayment, reconcileGatewayOrderPayments, type AwaitingPayment } from '../moneyin/missedPayments';
+import {
+  endedOrdersAwaitingLateCapture, expireUnpaidOrder, gatewayOrdersAwaitingPayment, reconcileGatewayOrderPayments, unpaidOrdersPastExpiry,
+  type AwaitingPayment,
+} from '../moneyin/missedPayments';
 import { refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
 import { leaveForSweep } from '../payouts/starter';
+import { refreshSettlementsAwaitingUtr, type UtrRefresh } from '../recon/settlementEvidence';
 import type { ActivityDeps } from './index';
 
 export function createMoneyInSweepActivities(deps: ActivityDeps) {
   const moneyIn: MoneyInDeps = { db: deps.db, gateway: deps.gateway, config: deps.config, payoutStarter: deps.payoutStarter ?? leaveForSweep };
   const ageOr = (olderThanMs: number | null) => olderThanMs ?? deps.config.MISSED_WEBHOOK_SWEEP_AGE_MS;
+  const expiryMs = deps.config.UNPAID_ORDER_EXPIRY_MS;
   return {
+    /** The next fair batch (least recently checked first); taking a row stamps it checked. */
     async listGatewayOrdersAwaitingPayment(input: { olderThanMs: number | null; limit: number }): Promise<AwaitingPayment[]> {
-      return gatewayOrdersAwaitingPayment(deps.db, ageOr(input.olderThanMs), input.limit);
+      return gatewayOrdersAwaitingPayment(deps.db, { olderThanMs: ageOr(input.olderThanMs), expiryMs, limit: input.limit });
+    },
+    async listEndedOrdersAwaitingLateCapture(input: { limit: number }): Promise<AwaitingPayment[]> {
+      return endedOrdersAwaitingLateCapture(deps.db, input.limit);
     },
     async reconcileGatewayOrderPayments(gatewayOrderId: string): Promise<{ payments: number; captured: number }> {
       return reconcileGatewayOrderPayments(moneyIn, gatewayOrderId);
+    },
+    async listUnpaidOrdersPastExpiry(input: { limit: number }): Promise<Array<{ orderId: string; gatewayOrderId: string | null }>> {
+      return unpaidOrdersPastExpiry(deps.db, expiryMs, input.limit);
+    },
+    async expireUnpaidOrder(order: { orderId: string; gatewayOrderId: string | null }): Promise<'expired' | 'not_unpaid'> {
+      return expireUnpaidOrder(moneyIn, order, expiryMs);
     },
     async listRefundsAwaitingGateway(input: { olderThanMs: number | null; limit: number }): Promise<string[]> {
       return refundsAwaitingGateway(deps.db, ageOr(input.olderThanMs), input.limit);
     },
     async requestRefundAgain(refundId: string): Promise<string> {
       return requestRefund(moneyIn, refundId);
+    },
+    /** Settlements still without a UTR, each asked at most every SETTLEMENT_UTR_REFRESH_MS. */
+    async refreshSettlementsAwaitingUtr(input: { limit: number }): Promise<UtrRefresh> {
+      return refreshSettlementsAwaitingUtr(deps.db, deps.gateway, { staleAfterMs: deps.config.SETTLEMENT_UTR_REFRESH_MS, limit: input.limit });
     },
   };
 }

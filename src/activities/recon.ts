@@ -9,6 +9,7 @@ import { latestPerEntityAndSettlement, toStoredRow } from '../recon/gatewayRows'
 import { reconcile } from '../recon/reconcile';
 import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, unknownSettlementIds, upsertReconRows, upsertSettlement } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
+import { refreshSettlementsAwaitingUtr } from '../recon/settlementEvidence';
 
 /** Keeps heartbeating while one long call (all pages of a day, a 100k-row match) is in flight, so
  * the heartbeat timeout detects a dead worker rather than a slow gateway. */
@@ -41,13 +42,16 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
       const rows = latestPerEntityAndSettlement(raw.map((r) => toStoredRow(r, input.day)));
       await whileHeartbeating({ day: input.day, step: 'storing', rows: rows.length }, () => upsertReconRows(db, rows));
       const ids = [...new Set(rows.map((r) => r.settlementId).filter((id): id is string => !!id))];
-      // Settlements are immutable once processed; fetch only ones we have not stored.
+      // Fetch the settlements we have not stored, and those we stored without a UTR (first seen by
+      // their webhook or an earlier pull) that were not asked within SETTLEMENT_UTR_REFRESH_MS:
+      // matching to the bank credit, next, needs the UTR.
       const missing = await unknownSettlementIds(db, ids);
       for (const id of missing) {
         await upsertSettlement(db, await gateway.fetchSettlement(id), input.day);
         heartbeat({ day: input.day, step: 'settlements' });
       }
-      return { rows: rows.length, settlements: missing.length };
+      const refreshed = await refreshSettlementsAwaitingUtr(db, gateway, { ids, staleAfterMs: config.SETTLEMENT_UTR_REFRESH_MS, limit: ids.length });
+      return { rows: rows.length, settlements: missing.length + refreshed.checked };
     },
 
     /** Matches the window and writes its exceptions (reruns update in place). */

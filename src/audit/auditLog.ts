@@ -1,5 +1,6 @@
 /** One audit trail across capabilities, read-only: payout decisions and the kill switch
- * (review_actions), recon resolutions, bank statement imports, cash confirmations and API key
+ * (review_actions), recon resolutions, bank statement imports, cash confirmations, cancelled and
+ * expired orders, and API key
  * changes, each with the principal that did it (`key:<name>`, and the person when X-Actor said). */
 import { z } from 'zod';
 import type { Db } from '../db/pool';
@@ -17,7 +18,7 @@ export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export interface AuditEntry {
   at: string;
   actor: string;
-  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'api_key';
+  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key';
   action: string;
   subject: string | null;
   reason: string | null;
@@ -40,6 +41,8 @@ export async function readAuditLog(db: Pick<Db, 'query'>, filter: AuditFilter): 
        UNION ALL
        SELECT o.paid_at, o.paid_confirmed_by, 'cash_confirmation', 'confirm_cash', o.id, NULL, NULL
          FROM orders o WHERE o.paid_via = 'cash' AND o.paid_confirmed_by IS NOT NULL
+       UNION ALL
+       SELECT c.created_at, c.actor, 'order_status', c.to_status, c.order_id, c.reason, NULL FROM order_status_changes c
        UNION ALL
        SELECT k.created_at, k.minted_by, 'api_key', 'mint', k.name, array_to_string(k.roles, ','), k.id FROM api_keys k
        UNION ALL

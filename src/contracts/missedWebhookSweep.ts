@@ -6,10 +6,13 @@ export const MISSED_WEBHOOK_SWEEP_WORKFLOW_TYPE = 'missedWebhookSweepWorkflow';
 /** Workflow id for a run started by hand (tests, ops); scheduled runs get the schedule's ids. */
 export const missedWebhookSweepWorkflowId = (tag: string): string => `missed-webhook-sweep-${tag}`;
 
+/** The patch that made the sweep fair (issue 10 item 6): runs recorded before it replay without it. */
+export const FAIR_SWEEP_PATCH = 'missed-webhook-sweep-fair-batch-and-expiry';
+
 export interface MissedWebhookSweepInput {
   /** Only orders older than this are asked about; default MISSED_WEBHOOK_SWEEP_AGE_MS. */
   olderThanMs?: number;
-  /** How many orders (and refund requests) one run looks at; the next run continues. */
+  /** How many orders (and refund requests, and expiries) one run looks at; the next run continues. */
   batchSize?: number;
 }
 
@@ -22,4 +25,14 @@ export interface MissedWebhookSweepResult {
   failed: number;
   /** Refund requests asked again after an unknown outcome. */
   refundsRetried: number;
+  /** Unpaid orders expired (past the late-authorisation window); absent in runs before FAIR_SWEEP_PATCH. */
+  expired?: number;
+  /** Cancelled or expired orders asked about a late capture. */
+  endedOrdersChecked?: number;
+  /** Settlements without a UTR fetched again, and how many now have one. */
+  settlementsRefreshed?: number;
+  settlementUtrsFound?: number;
 }
+
+/** A quarter of the batch for cancelled and expired orders: a side path, never the main queue. */
+export const endedOrdersBatch = (batchSize: number): number => Math.max(1, Math.floor(batchSize / 4));

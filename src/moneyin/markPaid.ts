@@ -17,6 +17,10 @@ export interface PaidEvidence {
   paymentId?: string | null;
   /** Who confirmed a cash payment. */
   confirmedBy?: string | null;
+  /** Set when the evidence itself is doubtful (e.g. AMOUNT_MISMATCH: the capture differs from the
+   * customer share): the order is paid, but a direct-transfer payout is created in `review` with
+   * this code, so no transfer goes out until a human decides. */
+  reviewCode?: string;
 }
 
 export type MarkPaidResult =
@@ -47,7 +51,7 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
     vendorNetPaise: order.vendor_net_paise, splitTransferPaise: order.split_transfer_paise, splitLinkedAccountId: order.split_linked_account_id,
   };
   const route = payableRouteFor(payable, terms);
-  const payoutId = await writeWhatTheVendorIsOwed(tx, order, route);
+  const payoutId = await writeWhatTheVendorIsOwed(tx, order, route, evidence.reviewCode ?? null);
   await tx.query(
     `INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route) VALUES ($1, $2, $3, $4, $5)`,
     [order.id, order.employer_id, order.vendor_id, offlineLedgerAmountPaise(payable), ledgerRouteOf(route)],
@@ -56,15 +60,15 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
 }
 
 /** Returns the new payout id for a direct transfer. */
-async function writeWhatTheVendorIsOwed(tx: Tx, order: PaidOrderRow, route: Route): Promise<string | null> {
+async function writeWhatTheVendorIsOwed(tx: Tx, order: PaidOrderRow, route: Route, reviewCode: string | null): Promise<string | null> {
   switch (route.kind) {
     case 'direct_transfer': {
       // The payout id is the recovery key and the first idempotency key (36 characters fit the 4–36 limit).
       const payoutId = randomUUID();
       await tx.query(
-        `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key)
-         VALUES ($1::uuid, $2, $3, $4, $5, 'pending', $6)`,
-        [payoutId, order.id, order.vendor_id, route.linkedAccountId, route.amountPaise, payoutId],
+        `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key, last_code)
+         VALUES ($1::uuid, $2, $3, $4, $5, $7, $6, $8)`,
+        [payoutId, order.id, order.vendor_id, route.linkedAccountId, route.amountPaise, payoutId, reviewCode ? 'review' : 'pending', reviewCode],
       );
       return payoutId;
     }

@@ -1,35 +1,95 @@
-/** The missed-webhook sweep's work: orders and top-ups still waiting for their money past a
- * configurable age (inside the gateway's 3-day late-authorisation window) have their payments
- * fetched from the gateway, and each snapshot goes through the same path as a webhook. Reads and
- * DB writes here are idempotent, so the activities that call them may retry. */
-import { inTransaction } from '../db/pool';
+/** The missed-webhook sweep's work. Orders and top-ups still waiting for their money have their
+ * payments fetched from the gateway, and each snapshot goes through the same path as a webhook.
+ * Reads and DB writes here are idempotent, so the activities that call them may retry.
+ *
+ * Fair and bounded, so it cannot starve:
+ * - the batch is the least recently checked first (never checked first, then oldest), and taking
+ *   a row into a batch stamps `payment_checked_at`: abandoned orders rotate instead of filling
+ *   every batch ahead of a newer missed capture;
+ * - an online order still unpaid past UNPAID_ORDER_EXPIRY_MS (the gateway's late-authorisation
+ *   window) is asked one last time and then expired (subsidy back to the wallet, audited): it
+ *   leaves the batch for good;
+ * - cancelled and expired orders are not in the batch. A capture can still arrive for one (a
+ *   checkout left open, a late authorisation) and must be found and refunded; its webhook does
+ *   that, and for a missed webhook they have their own small batch, each order asked at most once
+ *   per ENDED_ORDER_RECHECK_MS while a late capture is possible. (Recon would also flag the
+ *   settled payment as settled-not-in-app, but only days later and for a human.) */
+import { inTransaction, type Db } from '../db/pool';
 import { runAfterCommit } from './afterCommit';
+import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
 import { applyPaymentSnapshot } from './paymentSnapshots';
 import { paymentEntitySchema } from './webhookEnvelope';
 
-/** Razorpay keeps asking the bank for about 3 days after a failure (late authorisation). */
-const LATE_AUTHORISATION_WINDOW = '3 days';
+/** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
+ * cancelled or expired order is watched for a late capture over the longer one. */
+const LATE_CAPTURE_WATCH_MS = 5 * 86_400_000;
+/** How often a cancelled or expired order is asked about (its webhook is the main path). */
+const ENDED_ORDER_RECHECK_MS = 3_600_000;
+
+export const EXPIRY_ACTOR = 'system:missed-webhook-sweep';
 
 export interface AwaitingPayment { kind: 'order' | 'topup'; id: string; gatewayOrderId: string }
 
-export async function gatewayOrdersAwaitingPayment(db: MoneyInDeps['db'], olderThanMs: number, limit: number): Promise<AwaitingPayment[]> {
+const secondsAgo = (param: string): string => `now() - make_interval(secs => ${param}::double precision / 1000)`;
+
+/** The next batch of unpaid orders and top-ups to ask the gateway about (placed more than
+ * `olderThanMs` and less than `expiryMs` ago), least recently checked first; stamps them checked. */
+export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: number; expiryMs: number; limit: number }): Promise<AwaitingPayment[]> {
+  const waiting = (table: string, unpaid: string) => `(SELECT '${table === 'orders' ? 'order' : 'topup'}' AS kind, id, gateway_order_id, payment_checked_at, created_at
+       FROM ${table}
+      WHERE ${unpaid} AND gateway_order_id IS NOT NULL AND created_at < ${secondsAgo('$1')} AND created_at > ${secondsAgo('$2')}
+      ORDER BY payment_checked_at NULLS FIRST, created_at LIMIT $3)`;
   const { rows } = await db.query<{ kind: 'order' | 'topup'; id: string; gateway_order_id: string }>(
-    `SELECT * FROM (
-       SELECT 'order' AS kind, id, gateway_order_id, created_at FROM orders
-        -- cancelled too: a capture that still arrived for it must be found and refunded
-        WHERE status IN ('pending', 'failed', 'cancelled') AND payment_method = 'online' AND gateway_order_id IS NOT NULL
-          AND created_at < now() - make_interval(secs => $1::double precision / 1000)
-          AND created_at > now() - $3::interval
-       UNION ALL
-       SELECT 'topup', id, gateway_order_id, created_at FROM wallet_topups
-        WHERE status IN ('pending', 'failed') AND gateway_order_id IS NOT NULL
-          AND created_at < now() - make_interval(secs => $1::double precision / 1000)
-          AND created_at > now() - $3::interval
-     ) waiting ORDER BY created_at LIMIT $2`,
-    [olderThanMs, limit, LATE_AUTHORISATION_WINDOW],
+    `WITH batch AS (
+       SELECT * FROM (${waiting('orders', `status IN ('pending', 'failed') AND payment_method = 'online'`)}
+                      UNION ALL ${waiting('wallet_topups', `status IN ('pending', 'failed')`)}) w
+        ORDER BY payment_checked_at NULLS FIRST, created_at LIMIT $3),
+     checked_orders AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM batch WHERE kind = 'order')),
+     checked_topups AS (UPDATE wallet_topups SET payment_checked_at = now() WHERE id IN (SELECT id FROM batch WHERE kind = 'topup'))
+     SELECT kind, id, gateway_order_id FROM batch ORDER BY payment_checked_at NULLS FIRST, created_at`,
+    [opts.olderThanMs, opts.expiryMs, opts.limit],
   );
   return rows.map((r) => ({ kind: r.kind, id: r.id, gatewayOrderId: r.gateway_order_id }));
+}
+
+/** Cancelled and expired orders a late capture may still arrive for, least recently checked first,
+ * each at most once per ENDED_ORDER_RECHECK_MS; stamps them checked. */
+export async function endedOrdersAwaitingLateCapture(db: Db, limit: number): Promise<AwaitingPayment[]> {
+  const { rows } = await db.query<{ id: string; gateway_order_id: string }>(
+    `WITH batch AS (
+       SELECT id, gateway_order_id, payment_checked_at, created_at FROM orders
+        WHERE status IN ('cancelled', 'expired') AND gateway_order_id IS NOT NULL AND created_at > ${secondsAgo('$1')}
+          AND (payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')})
+        ORDER BY payment_checked_at NULLS FIRST, created_at LIMIT $3),
+     checked AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM batch))
+     SELECT id, gateway_order_id FROM batch ORDER BY payment_checked_at NULLS FIRST, created_at`,
+    [LATE_CAPTURE_WATCH_MS, ENDED_ORDER_RECHECK_MS, limit],
+  );
+  return rows.map((r) => ({ kind: 'order', id: r.id, gatewayOrderId: r.gateway_order_id }));
+}
+
+/** Online orders still unpaid `expiryMs` after they were placed, oldest first. */
+export async function unpaidOrdersPastExpiry(db: Db, expiryMs: number, limit: number): Promise<Array<{ orderId: string; gatewayOrderId: string | null }>> {
+  const { rows } = await db.query<{ id: string; gateway_order_id: string | null }>(
+    `SELECT id, gateway_order_id FROM orders
+      WHERE status IN ('pending', 'failed') AND payment_method = 'online' AND created_at <= ${secondsAgo('$1')}
+      ORDER BY created_at LIMIT $2`,
+    [expiryMs, limit],
+  );
+  return rows.map((r) => ({ orderId: r.id, gatewayOrderId: r.gateway_order_id }));
+}
+
+/** Asks the gateway one last time (a missed capture wins: the order is paid), then expires the
+ * order. Safe to run again: the conditional update and the wallet ledger's unique entry. */
+export async function expireUnpaidOrder(deps: MoneyInDeps, order: { orderId: string; gatewayOrderId: string | null }, expiryMs: number): Promise<'expired' | 'not_unpaid'> {
+  if (order.gatewayOrderId) await reconcileGatewayOrderPayments(deps, order.gatewayOrderId);
+  const hours = Math.round(expiryMs / 3_600_000);
+  const expired = await inTransaction(deps.db, (tx) => endUnpaidOrder(tx, order.orderId, {
+    to: 'expired', actor: EXPIRY_ACTOR, placedMoreThanMsAgo: expiryMs,
+    reason: `unpaid ${hours} h after it was placed: past the gateway's late-authorisation window`,
+  }));
+  return expired ? 'expired' : 'not_unpaid';
 }
 
 /** Fetches the gateway order's payments and applies each; returns how many were captured. */
@@ -37,7 +97,8 @@ export async function reconcileGatewayOrderPayments(deps: MoneyInDeps, gatewayOr
   const payments = (await deps.gateway.fetchOrderPayments(gatewayOrderId)).map((p) => paymentEntitySchema.parse(p));
   let captured = 0;
   for (const payment of payments) {
-    const afterCommit = await inTransaction(deps.db, (tx) => applyPaymentSnapshot(tx, payment, 'sweep', deps));
+    // A fetched payment carries no capture time: our sighting is the evidence (paymentSnapshots.ts).
+    const afterCommit = await inTransaction(deps.db, (tx) => applyPaymentSnapshot(tx, payment, 'sweep', deps, null));
     await runAfterCommit(afterCommit);
     if (payment.status === 'captured') captured++;
   }

@@ -14,7 +14,7 @@ export interface OrderView {
   commissionPaise: number;
   vendorNetPaise: number;
   paymentMethod: 'online' | 'wallet' | 'cash';
-  status: 'pending' | 'paid' | 'failed' | 'cancelled';
+  status: 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
   /** The Razorpay order the customer pays at checkout (online orders). */
   gatewayOrderId: string | null;
   splitTransferPaise: number | null;

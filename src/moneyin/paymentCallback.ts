@@ -30,11 +30,14 @@ export async function acceptPaymentCallback(deps: MoneyInDeps, orderId: string, 
   if (!signed) throw new AppError(400, 'invalid_payment_signature', 'razorpay_signature does not match');
   // Capturing for a cancelled order would only be refunded again; left uncaptured, Razorpay
   // releases the authorisation by itself after 3 days. (A cancel racing this capture is refunded.)
-  if (order.status === 'cancelled') throw new AppError(409, 'order_cancelled', 'the order was cancelled; the payment is not captured and its authorisation lapses');
+  if (order.status === 'cancelled' || order.status === 'expired') {
+    throw new AppError(409, 'order_cancelled', `the order was ${order.status}; the payment is not captured and its authorisation lapses`);
+  }
 
   const payment = paymentEntitySchema.parse(await captureOrFail(deps, callback.razorpay_payment_id, order.customerSharePaise));
   if (payment.order_id !== order.gatewayOrderId) throw new AppError(400, 'order_mismatch', 'the payment is not for this order');
-  const afterCommit = await inTransaction(deps.db, (tx) => applyPaymentSnapshot(tx, payment, 'callback', deps));
+  // Captured by our call just now (or before it, by auto-capture): our sighting is the capture evidence.
+  const afterCommit = await inTransaction(deps.db, (tx) => applyPaymentSnapshot(tx, payment, 'callback', deps, null));
   await runAfterCommit(afterCommit);
   return (await orderView(deps.db, orderId))!;
 }

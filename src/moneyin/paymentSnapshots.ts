@@ -1,9 +1,15 @@
 /** What a payment snapshot means for us, whichever path brought it (webhook, browser callback,
  * sweep). A capture on one of our orders marks it paid; on a top-up it credits the wallet; on
- * anything else (not ours, a cancelled order, or a second capture on an order or top-up another
- * payment already paid) it is refunded, never paid out. */
+ * anything else (not ours, a cancelled or expired order, or a second capture on an order or top-up
+ * another payment already paid) it is refunded, never paid out. A capture whose amount is not the
+ * order's customer share is paid but goes to a human: its payout waits in `review` and finance sees
+ * an `amount-mismatch` exception. */
 import type { Tx } from '../db/pool';
+import { istDateOf } from '../domain/calendar';
+import type { Route } from '../domain/routing';
 import { logger } from '../logger';
+import { raiseEventException } from '../recon/eventExceptions';
+import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
 import { markPaid, startPayoutAfterCommit, type PaidVia } from './markPaid';
@@ -33,14 +39,16 @@ async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
 
 export type SnapshotDeps = Pick<MoneyInDeps, 'db' | 'gateway' | 'payoutStarter'>;
 
-/** `gatewayAtSec`: when the gateway says this snapshot happened — a webhook's event time; for a
- * fetched snapshot (callback, sweep) the payment's own `created_at`, the best it tells us. */
-export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: PaidVia, deps: SnapshotDeps, gatewayAtSec: number = payment.created_at): Promise<AfterCommit[]> {
+/** `capturedBySec`: the capture evidence — a webhook's event time (for payment.captured and
+ * order.paid, the capture). A fetched snapshot (callback, sweep) has none: Razorpay's payment carries
+ * only `created_at`, when the customer started paying, which a late authorisation or a delayed
+ * capture may precede by days; so it is dated by our sighting (`null`: now), never by its creation. */
+export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: PaidVia, deps: SnapshotDeps, capturedBySec: number | null): Promise<AfterCommit[]> {
   const owner = await ownerOf(tx, payment.order_id);
   await recordPayment(tx, payment, {
     orderId: owner.kind === 'order' ? owner.orderId : null,
     topupId: owner.kind === 'topup' ? owner.topupId : null,
-  }, gatewayAtSec);
+  }, capturedBySec);
   if (payment.status === 'failed') {
     // Only a pending order fails; a paid one stays paid (the failure snapshot may be stale).
     if (owner.kind === 'order') await tx.query(`UPDATE orders SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [owner.orderId]);
@@ -56,20 +64,42 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
     case 'none':
       return refundCapture(tx, payment, null, 'orphan_capture', deps);
     case 'order': {
-      if (owner.status === 'cancelled') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
+      // An expired order is one the system cancelled (unpaid past the late-authorisation window).
+      if (owner.status === 'cancelled' || owner.status === 'expired') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
       // A second payment on the same gateway order (e.g. a failed one the bank authorised late)
       // charged the customer twice: refund it, the order stays paid by the first. (A paid order
       // without a paying payment id has no capture to compare with: never refund on a guess.)
       if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
-      if (payment.amount !== owner.customerSharePaise) {
-        logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise },
-          'captured amount differs from the customer share: order left for review');
-        return [];
-      }
+      if (payment.amount !== owner.customerSharePaise) return paidForReview(tx, payment, owner, via, deps, capturedBySec);
       const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id });
       return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter);
     }
   }
+}
+
+export const AMOUNT_MISMATCH = 'AMOUNT_MISMATCH';
+
+/** The customer was charged, so the order is paid (it must not expire and give the subsidy back),
+ * but the vendor is never paid on a capture we cannot explain: a direct-transfer payout is created
+ * in `review` (code AMOUNT_MISMATCH) and waits for ops, and finance gets an `amount-mismatch`. */
+async function paidForReview(tx: Tx, payment: PaymentEntity, owner: Extract<Owner, { kind: 'order' }>, via: PaidVia, deps: SnapshotDeps, capturedBySec: number | null): Promise<AfterCommit[]> {
+  const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id, reviewCode: AMOUNT_MISMATCH });
+  if (!result.transitioned) return []; // a replay: the transition that paid the order raised the exception with it
+  const exception = draft('amount-mismatch', 'mismatched', `${payment.id}|customer-share`, istDateOf(capturedBySec === null ? new Date() : new Date(capturedBySec * 1000)), {
+    entityId: payment.id, orderId: owner.orderId, expectedPaise: owner.customerSharePaise, actualPaise: payment.amount,
+    details: { paymentId: payment.id, gatewayOrderId: payment.order_id, code: AMOUNT_MISMATCH, payoutId: result.payoutId, route: result.route.kind },
+  });
+  await raiseEventException(tx, { ...exception, nextAction: mismatchAction(payment.amount, owner.customerSharePaise, result.route.kind) }, `capture:${payment.id}`);
+  logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise, route: result.route.kind },
+    'captured amount differs from the customer share: payout held for review, recon exception raised');
+  return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter);
+}
+
+function mismatchAction(capturedPaise: number, sharePaise: number, route: Route['kind']): string {
+  const held = route === 'direct_transfer'
+    ? `The vendor's payout waits in review (${AMOUNT_MISMATCH}): retry it, pay it offline or cancel it once explained.`
+    : 'No transfer of ours waits on it: check what the vendor is owed for this order before paying it by any route.';
+  return `The customer was charged ${capturedPaise} paise for a customer share of ${sharePaise}: find why (the gateway order, a partial capture), refund or collect the difference. ${held}`;
 }
 
 async function refundCapture(tx: Tx, payment: PaymentEntity, orderId: string | null, reason: RefundReason, deps: SnapshotDeps): Promise<AfterCommit[]> {

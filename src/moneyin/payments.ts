@@ -6,12 +6,15 @@ import type { PaymentEntity } from './webhookEnvelope';
 
 export interface PaymentLink { orderId: string | null; topupId: string | null }
 
-/** `capturedAtSec`: the gateway's time for this snapshot (Unix seconds) — a capture belongs to the
- * IST day it happened, not the day its webhook or the sweep reached us; never later than now. */
-export async function recordPayment(tx: Tx, payment: PaymentEntity, link: PaymentLink, capturedAtSec: number): Promise<void> {
+/** `capturedBySec`: the capture evidence of this snapshot (Unix seconds), a time by which the payment
+ * was captured — a capture belongs to the IST day it happened, not the day its webhook or the sweep
+ * reached us. `null`: no better evidence than our own sighting (now). Every piece of evidence is a
+ * bound from above, so the earliest one wins; never later than now. */
+export async function recordPayment(tx: Tx, payment: PaymentEntity, link: PaymentLink, capturedBySec: number | null): Promise<void> {
   await tx.query(
     `INSERT INTO payments (id, gateway_order_id, order_id, topup_id, amount_paise, status, method, fee_paise, tax_paise, captured_at, raw)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $6 IN ('captured', 'refunded') THEN LEAST(to_timestamp($12::double precision), now()) END, $10)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+             CASE WHEN $6 IN ('captured', 'refunded') THEN LEAST(COALESCE(to_timestamp($12::double precision), now()), now()) END, $10)
      ON CONFLICT (id) DO UPDATE SET
        status = CASE WHEN array_position($11::text[], EXCLUDED.status) > array_position($11::text[], payments.status)
                      THEN EXCLUDED.status ELSE payments.status END,
@@ -21,11 +24,11 @@ export async function recordPayment(tx: Tx, payment: PaymentEntity, link: Paymen
        topup_id = COALESCE(payments.topup_id, EXCLUDED.topup_id),
        fee_paise = COALESCE(EXCLUDED.fee_paise, payments.fee_paise),
        tax_paise = COALESCE(EXCLUDED.tax_paise, payments.tax_paise),
-       captured_at = COALESCE(payments.captured_at, EXCLUDED.captured_at),
+       captured_at = LEAST(payments.captured_at, EXCLUDED.captured_at),
        updated_at = CASE WHEN array_position($11::text[], EXCLUDED.status) > array_position($11::text[], payments.status)
                          THEN now() ELSE payments.updated_at END`,
     [payment.id, payment.order_id, link.orderId, link.topupId, payment.amount, payment.status, payment.method ?? null,
-      payment.fee ?? null, payment.tax ?? null, JSON.stringify(payment), PAYMENT_STATUS_ORDER, capturedAtSec],
+      payment.fee ?? null, payment.tax ?? null, JSON.stringify(payment), PAYMENT_STATUS_ORDER, capturedBySec],
   );
 }
 

@@ -3,7 +3,7 @@
  * `offline_ledger_open` view, so finance pays the vendor another way. */
 import { z } from 'zod';
 import type { Tx } from '../db/pool';
-import type { WebhookEffect } from './webhookEffects';
+import type { WebhookEffect } from '../webhooks/types';
 
 const splitTransferSchema = z.looseObject({
   id: z.string().regex(/^trf_[A-Za-z0-9]{14}$/),

@@ -1,6 +1,9 @@
-/** The Razorpay webhook envelope and the entity snapshots money in reads from it, parsed with zod
- * before anything is written (reference §4.2). Unknown extra fields are kept but not trusted. */
+/** The entity snapshots money in reads from Razorpay webhooks (and from payments it fetches),
+ * parsed with zod before anything is written. The envelope itself is src/webhooks/envelope.ts.
+ * Unknown extra fields are kept but not trusted. */
 import { z } from 'zod';
+
+export type { WebhookEnvelope } from '../webhooks/envelope';
 
 const positivePaise = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const paiseOrNull = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable().optional();
@@ -40,16 +43,6 @@ export const refundEntitySchema = z.looseObject({
 });
 export type RefundEntity = z.infer<typeof refundEntitySchema>;
 
-export const webhookEnvelopeSchema = z.object({
-  entity: z.literal('event'),
-  account_id: z.string().min(1),
-  event: z.string().min(1),
-  contains: z.array(z.string()),
-  payload: z.record(z.string(), z.object({ entity: z.record(z.string(), z.unknown()) })),
-  created_at: z.number().int().nonnegative(),
-});
-export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
-
 /** Payloads of the events money in handles, keyed the way Razorpay's `contains` names them. */
 export const paymentPayloadSchema = z.object({ payment: z.object({ entity: paymentEntitySchema }) });
 export const orderPaidPayloadSchema = z.object({
@@ -57,6 +50,3 @@ export const orderPaidPayloadSchema = z.object({
   order: z.object({ entity: orderEntitySchema }),
 });
 export const refundPayloadSchema = z.object({ refund: z.object({ entity: refundEntitySchema }) });
-
-/** `x-razorpay-event-id`: unique per event, the dedupe key (there is no id inside the body). */
-export const eventIdSchema = z.string().min(1).max(100);

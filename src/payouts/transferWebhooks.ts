@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { payoutWorkflowId, transferEvidenceSignal, type TransferEvidence } from '../contracts/payout';
 import type { RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import type { WebhookEffect } from '../moneyin/webhookEffects';
+import type { WebhookEffect } from '../webhooks/types';
 import { applyTransferEvidence } from './outcomes';
 import { payoutPolicyFrom } from './policy';
 import { transactionIdOf } from './resolution';

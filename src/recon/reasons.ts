@@ -16,6 +16,7 @@ export const REASONS = [
   'unmatched-bank-credit',
   'adjustment',
   'on-hold',
+  'payment-disputed',
 ] as const;
 export type ReasonCode = (typeof REASONS)[number];
 
@@ -39,6 +40,7 @@ const RULES: Record<ReasonCode, ReasonRule> = {
   'unmatched-bank-credit': { severity: 'high', nextAction: 'A bank credit matches no settlement: identify its source before booking it.' },
   adjustment: { severity: 'medium', nextAction: 'Review the adjustment with Razorpay and book it; adjustments are never auto-matched.' },
   'on-hold': { severity: 'medium', nextAction: 'Razorpay holds this payment: find out why (risk/dispute) and follow up until it is released.' },
+  'payment-disputed': { severity: 'high', nextAction: 'The customer\'s bank disputes this payment: accept or contest it (with evidence) on the Razorpay Dashboard before its respond-by date; a lost dispute is deducted from our balance.' },
 };
 
 const EXPECTED_ACTION: Partial<Record<ReasonCode, string>> = {

@@ -5,9 +5,11 @@ import { addDays, istDateOf, isWorkingDay, settlementDueDate } from '../domain/c
 import type { AppMoneyIn, AppPayment, AppTransfer, ExceptionDraft, GatewayRow, ReconInput, ReconOutcome, SettlementRecord } from './model';
 import { describeReason, type ExceptionClass, type ReasonCode } from './reasons';
 
-type DraftFields = Partial<Pick<ExceptionDraft, 'entityId' | 'settlementId' | 'orderId' | 'bankLineId' | 'expectedPaise' | 'actualPaise'>> & { details?: Record<string, unknown> };
+export type DraftFields = Partial<Pick<ExceptionDraft, 'entityId' | 'settlementId' | 'orderId' | 'bankLineId' | 'expectedPaise' | 'actualPaise'>> & { details?: Record<string, unknown> };
 
-function draft(reason: ReasonCode, klass: ExceptionClass, ref: string, day: string, fields: DraftFields): ExceptionDraft {
+/** An exception for `reason` about `ref` (the stable key is reason + ref), with the reason's severity
+ * and next action for its class. */
+export function draft(reason: ReasonCode, klass: ExceptionClass, ref: string, day: string, fields: DraftFields): ExceptionDraft {
   const { severity, nextAction } = describeReason(reason, klass);
   return {
     key: `${reason}|${ref}`,

@@ -1,7 +1,7 @@
 /** PostgreSQL access for reconciliation: stores gateway rows and settlements as received, loads
  * what one window needs for matching, and upserts exceptions so that reruns add nothing and a
  * resolved exception is never touched again. Bulk statements go through jsonb_to_recordset. */
-import type { Db } from '../db/pool';
+import type { Db, Tx } from '../db/pool';
 import type { RzpSettlement } from '../gateway/types';
 import { addDays, istDayBounds } from '../domain/calendar';
 import { refundRequestIdFromNotes, transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
@@ -45,13 +45,19 @@ export async function upsertReconRows(db: Db, rows: readonly StoredReconRow[]): 
   return stored;
 }
 
-export async function upsertSettlement(db: Db, s: RzpSettlement, settledDay: string): Promise<void> {
-  await db.query(
-    `INSERT INTO settlements (id, amount_paise, fees_paise, tax_paise, status, utr, utr_normalised, settled_day, created_at, raw)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), $10)
+/** Stores a settlement as the provider last described it (recon pull, fetch, or its
+ * settlement.processed webhook). A UTR once known is never replaced by a missing one, and a status
+ * never goes back to `created`; `last_seen_at` paces the refresh of one still without a UTR. */
+export async function upsertSettlement(q: Db | Tx, s: RzpSettlement, settledDay: string, via: 'recon' | 'webhook' = 'recon'): Promise<void> {
+  await q.query(
+    `INSERT INTO settlements AS st (id, amount_paise, fees_paise, tax_paise, status, utr, utr_normalised, settled_day, created_at, raw, first_seen_via)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9), $10, $11)
      ON CONFLICT (id) DO UPDATE SET amount_paise = EXCLUDED.amount_paise, fees_paise = EXCLUDED.fees_paise, tax_paise = EXCLUDED.tax_paise,
-       status = EXCLUDED.status, utr = EXCLUDED.utr, utr_normalised = EXCLUDED.utr_normalised, raw = EXCLUDED.raw, updated_at = now()`,
-    [s.id, s.amount, s.fees, s.tax, s.status, s.utr, s.utr ? normaliseUtr(s.utr) : null, settledDay, s.created_at, s],
+       status = CASE WHEN EXCLUDED.status = 'created' THEN st.status ELSE EXCLUDED.status END,
+       utr = COALESCE(EXCLUDED.utr, st.utr), utr_normalised = COALESCE(EXCLUDED.utr_normalised, st.utr_normalised),
+       raw = CASE WHEN EXCLUDED.utr IS NULL AND st.utr IS NOT NULL THEN st.raw ELSE EXCLUDED.raw END,
+       last_seen_at = now(), updated_at = now()`,
+    [s.id, s.amount, s.fees, s.tax, s.status, s.utr, s.utr ? normaliseUtr(s.utr) : null, settledDay, s.created_at, s, via],
   );
 }
 
@@ -161,8 +167,9 @@ export interface SavedExceptions { opened: number; changed: number; cleared: num
 
 /** Upserts the run's differences; `last_run_id` names the last run that changed a row. Open
  * exceptions of the window that this run no longer finds are marked `cleared` (the missing side
- * arrived). Resolved ones are never touched, except a resolved `expected` one that is now unmatched
- * or mismatched: resolving "will settle" must not silence the real difference, so it reopens (the
+ * arrived); those raised by gateway events (eventExceptions.ts) are never a run's to clear.
+ * Resolved ones are never touched, except a resolved `expected` one that is now unmatched or
+ * mismatched: resolving "will settle" must not silence the real difference, so it reopens (the
  * resolution stays in recon_exception_actions). */
 export async function saveExceptions(db: Db, runId: string, window: { from: string; to: string }, drafts: readonly ExceptionDraft[]): Promise<SavedExceptions> {
   let opened = 0;
@@ -194,7 +201,7 @@ export async function saveExceptions(db: Db, runId: string, window: { from: stri
   }
   const cleared = await db.query(
     `UPDATE recon_exceptions e SET status = 'cleared', last_run_id = $4, updated_at = now()
-     WHERE e.status = 'open' AND NOT (e.key = ANY($3))
+     WHERE e.status = 'open' AND e.raised_by = 'recon' AND NOT (e.key = ANY($3))
        AND (e.day BETWEEN $1 AND $2
             OR (e.reason = 'captured-not-settled' AND EXISTS (SELECT 1 FROM recon_rows r WHERE r.type = 'payment' AND r.entity_id = e.entity_id)))`,
     [window.from, window.to, drafts.map((d) => d.key), runId],

@@ -4,7 +4,10 @@
  * (they are deducted from the next settlement). Net = payments − fee (fee includes tax) − refunds
  * − transfers (amount + fee) ± adjustments. A payment on hold is reported as an `on_hold` row and
  * not settled. Debits that would take the settlement to zero or below roll to the next run
- * (Razorpay's documented partial settlement). Settlements are stamped 10:00 IST on the run date. */
+ * (Razorpay's documented partial settlement). Settlements are stamped 10:00 IST on the run date.
+ * A run with `utrDelayMs` announces its settlement without a UTR (webhook and API answer `utr: null`)
+ * (its report rows too) and the UTR appears on GET /settlements/:id once the sandbox clock has passed
+ * the settlement time plus that delay; the bank credit carries the UTR from the start. */
 import { istDateOf, istDayBounds, settlementDueDate } from '../domain/calendar';
 import type { SandboxContext } from './context';
 import type { PaymentEntity, RefundEntity, SettlementEntity, TransferEntity } from './entities';
@@ -79,7 +82,7 @@ function paymentRow(ctx: SandboxContext, p: PaymentEntity, s: { id: string | nul
   });
 }
 
-function refundRow(ctx: SandboxContext, r: RefundEntity, s: { id: string; at: number; utr: string }): ReconRowJson {
+function refundRow(ctx: SandboxContext, r: RefundEntity, s: { id: string; at: number; utr: string | null }): ReconRowJson {
   return ordered({
     ...baseRow(r.id, 'refund', s, false), debit: r.amount, credit: 0, amount: r.amount, currency: r.currency, fee: 0, tax: 0,
     created_at: r.created_at, credit_type: 'default', description: null, notes: JSON.stringify(r.notes), payment_id: r.payment_id,
@@ -87,7 +90,7 @@ function refundRow(ctx: SandboxContext, r: RefundEntity, s: { id: string; at: nu
   });
 }
 
-function transferRow(ctx: SandboxContext, t: TransferEntity, s: { id: string; at: number; utr: string }): ReconRowJson {
+function transferRow(ctx: SandboxContext, t: TransferEntity, s: { id: string; at: number; utr: string | null }): ReconRowJson {
   const payment = t.source.startsWith('pay_')
     ? ctx.state.payments.get(t.source)
     : t.source.startsWith('order_') ? [...ctx.state.payments.values()].find((p) => p.order_id === t.source && p.captured) : undefined;
@@ -98,8 +101,24 @@ function transferRow(ctx: SandboxContext, t: TransferEntity, s: { id: string; at
   });
 }
 
-export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: { date: string; holidays?: string[] }): SettlementEntity[] {
+/** UTRs the bank has not reported yet, by settlement (the entity objects live in the sandbox state,
+ * so a reset drops these with them). */
+const pendingUtrs = new WeakMap<SettlementEntity, { utr: string; atSec: number }>();
+
+/** Gives every settlement whose UTR is due its UTR. */
+function revealDueUtrs(ctx: SandboxContext): void {
+  const now = ctx.clock.nowSec();
+  for (const settlement of ctx.state.settlements.values()) {
+    const pending = pendingUtrs.get(settlement);
+    if (!pending || pending.atSec > now) continue;
+    settlement.utr = pending.utr;
+    pendingUtrs.delete(settlement);
+  }
+}
+
+export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: { date: string; holidays?: string[]; utrDelayMs?: number }): SettlementEntity[] {
   const { date } = opts;
+  revealDueUtrs(ctx);
   const holidays = new Set(opts.holidays ?? []);
   const { state } = ctx;
   const due = (sec: number): string => istDateOf(new Date(sec * 1000));
@@ -149,7 +168,12 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
     tax: payments.reduce((s, p) => s + (p.tax ?? 0), 0) + transfers.reduce((s, t) => s + (t.tax ?? 0), 0),
     utr: `AXISCN${randomAlphanumeric(10).toUpperCase()}`, created_at: settledAt,
   };
-  const s = { id: settlement.id, at: settledAt, utr: settlement.utr! };
+  const bankUtr = settlement.utr!;
+  if (opts.utrDelayMs !== undefined) {
+    pendingUtrs.set(settlement, { utr: bankUtr, atSec: settledAt + Math.ceil(opts.utrDelayMs / 1000) });
+    settlement.utr = null;
+  }
+  const s = { id: settlement.id, at: settledAt, utr: settlement.utr };
   for (const p of payments) book.addRow(date, paymentRow(ctx, p, s, false));
   for (const r of refunds) book.addRow(date, refundRow(ctx, r, s));
   for (const t of transfers) {
@@ -166,12 +190,13 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
   }
   for (const id of [...payments, ...refunds, ...transfers, ...adjustments].map((x) => x.id)) state.settledIds.add(id);
   state.settlements.set(settlement.id, settlement);
-  book.bankLines.push({ utr: settlement.utr!, amount: net, valueDate: date, narration: `NEFT CR-RAZORPAY SOFTWARE PVT LTD-${settlement.utr!.toLowerCase()}` });
+  book.bankLines.push({ utr: bankUtr, amount: net, valueDate: date, narration: `NEFT CR-RAZORPAY SOFTWARE PVT LTD-${bankUtr.toLowerCase()}` });
   ctx.webhooks.emit('settlement.processed', { settlement });
   return [settlement];
 }
 
 export function fetchSettlement(ctx: SandboxContext, id: string): SettlementEntity {
+  revealDueUtrs(ctx);
   const settlement = ctx.state.settlements.get(id);
   if (!settlement) throw idNotFound();
   return settlement;

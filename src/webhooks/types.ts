@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Tx } from '../db/pool';
 import type { AfterCommit } from '../moneyin/afterCommit';
 import type { MoneyInDeps } from '../moneyin/deps';
-import type { WebhookEnvelope } from '../moneyin/webhookEnvelope';
+import type { WebhookEnvelope } from './envelope';
 
 export type { WebhookEnvelope };
 

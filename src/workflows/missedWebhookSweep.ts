@@ -1,16 +1,25 @@
-/** missedWebhookSweepWorkflow: run by the `missed-webhook-sweep` Schedule (overlap SKIP). Orders
- * and top-ups still unpaid past the configured age have their payments fetched from the gateway;
- * captured ones become paid through the same markPaid as a webhook. Refund requests left without
- * a gateway answer are asked again (same receipt). One gateway order failing does not stop the rest. */
-import { proxyActivities } from '@temporalio/workflow';
+/** missedWebhookSweepWorkflow: run by the `missed-webhook-sweep` Schedule (overlap SKIP). The story:
+ * expire what can no longer be paid → ask the gateway about a fair batch of unpaid orders and
+ * top-ups (least recently checked first) → and about cancelled/expired orders a late capture may
+ * still arrive for → ask again for settlements still without a UTR → ask again for refund requests
+ * left without an answer. Captured payments become paid through the same markPaid as a webhook.
+ * One gateway order failing does not stop the rest. Runs recorded before FAIR_SWEEP_PATCH replay
+ * the old story (one batch, then refunds). */
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { MissedWebhookSweepActivities } from '../activities/moneyinSweep';
-import type { MissedWebhookSweepInput, MissedWebhookSweepResult } from '../contracts/missedWebhookSweep';
+import type { AwaitingPayment } from '../moneyin/missedPayments';
+import {
+  endedOrdersBatch, FAIR_SWEEP_PATCH, type MissedWebhookSweepInput, type MissedWebhookSweepResult,
+} from '../contracts/missedWebhookSweep';
 
 /** Reads and idempotent writes: retry a few times. */
 const gatewayAndDatabaseRead = proxyActivities<MissedWebhookSweepActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '20 seconds', maximumAttempts: 4 },
 });
+/** Gateway orders asked about at once: a 200-order batch in seconds, well inside Razorpay's
+ * unpublished rate limits (a 429 is retried by the activity's policy). */
+const GATEWAY_ORDERS_IN_PARALLEL = 5;
 /** Moves money: never retried by Temporal. */
 const moneyMovingCall = proxyActivities<MissedWebhookSweepActivities>({
   startToCloseTimeout: '1 minute',
@@ -20,15 +29,20 @@ const moneyMovingCall = proxyActivities<MissedWebhookSweepActivities>({
 export async function missedWebhookSweepWorkflow(input: MissedWebhookSweepInput = {}): Promise<MissedWebhookSweepResult> {
   const window = { olderThanMs: input.olderThanMs ?? null, limit: input.batchSize ?? 200 };
   const result: MissedWebhookSweepResult = { examined: 0, capturedFound: 0, failed: 0, refundsRetried: 0 };
+  const fair = patched(FAIR_SWEEP_PATCH);
 
-  for (const waiting of await gatewayAndDatabaseRead.listGatewayOrdersAwaitingPayment(window)) {
-    try {
-      const found = await gatewayAndDatabaseRead.reconcileGatewayOrderPayments(waiting.gatewayOrderId);
-      result.examined += 1;
-      result.capturedFound += found.captured;
-    } catch {
-      result.failed += 1; // logged by the activity's failure; the next run asks again
-    }
+  // Runs before the patch asked one gateway order at a time; replaying them must do the same.
+  const inParallel = fair ? GATEWAY_ORDERS_IN_PARALLEL : 1;
+
+  if (fair) await expireUnpayable(window.limit, result);
+  await askAbout(await gatewayAndDatabaseRead.listGatewayOrdersAwaitingPayment(window), result, inParallel);
+  if (fair) {
+    const ended = await gatewayAndDatabaseRead.listEndedOrdersAwaitingLateCapture({ limit: endedOrdersBatch(window.limit) });
+    result.endedOrdersChecked = ended.length;
+    await askAbout(ended, result, inParallel);
+    const settlements = await gatewayAndDatabaseRead.refreshSettlementsAwaitingUtr({ limit: window.limit });
+    result.settlementsRefreshed = settlements.checked;
+    result.settlementUtrsFound = settlements.utrFound;
   }
 
   for (const refundId of await gatewayAndDatabaseRead.listRefundsAwaitingGateway(window)) {
@@ -40,4 +54,32 @@ export async function missedWebhookSweepWorkflow(input: MissedWebhookSweepInput 
     }
   }
   return result;
+}
+
+/** Each gateway order's payments, fetched and applied, `inParallel` at a time; a failure is counted
+ * and asked again next run. */
+async function askAbout(waiting: AwaitingPayment[], result: MissedWebhookSweepResult, inParallel: number): Promise<void> {
+  for (let i = 0; i < waiting.length; i += inParallel) {
+    await Promise.all(waiting.slice(i, i + inParallel).map(async (w) => {
+      try {
+        const found = await gatewayAndDatabaseRead.reconcileGatewayOrderPayments(w.gatewayOrderId);
+        result.examined += 1;
+        result.capturedFound += found.captured;
+      } catch {
+        result.failed += 1; // logged by the activity's failure; the next run asks again
+      }
+    }));
+  }
+}
+
+/** Orders still unpaid past the late-authorisation window: a last look at the gateway, then expired. */
+async function expireUnpayable(limit: number, result: MissedWebhookSweepResult): Promise<void> {
+  result.expired = 0;
+  for (const order of await gatewayAndDatabaseRead.listUnpaidOrdersPastExpiry({ limit })) {
+    try {
+      if ((await gatewayAndDatabaseRead.expireUnpaidOrder(order)) === 'expired') result.expired += 1;
+    } catch {
+      result.failed += 1;
+    }
+  }
 }

@@ -40,6 +40,6 @@ export async function orderRoutes(app: FastifyInstance, deps: MoneyInDeps): Prom
 
   app.post('/v1/orders/:orderId/cancel', documented(requires('ordering', 'ops'), { summary: 'Cancel an unpaid order; its subsidy goes back to the wallet', tags: ['orders'], params: orderParams }), async (request) => {
     const { orderId } = orderParams.parse(request.params);
-    return { order: await cancelOrder(deps, orderId) };
+    return { order: await cancelOrder(deps, orderId, auditActor(request)) };
   });
 }

@@ -1,7 +1,7 @@
 /** POST /webhooks/razorpay. This scope parses every body as raw bytes: the signature is over the
- * exact bytes Razorpay sent, never over re-serialised JSON. Effects are in src/moneyin/webhookEffects.ts. */
+ * exact bytes Razorpay sent, never over re-serialised JSON. Which event does what: src/webhooks/eventMap.ts. */
 import type { FastifyInstance } from 'fastify';
-import { receiveRazorpayWebhook } from '../../moneyin/receiveWebhook';
+import { receiveRazorpayWebhook } from '../../webhooks/receive';
 import type { WebhookContext } from '../../webhooks/types';
 import { publicRoute } from '../../auth/routeAuth';
 import { documented } from '../openapi';

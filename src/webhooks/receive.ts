@@ -1,12 +1,14 @@
 /** POST /webhooks/razorpay: signature over the raw bytes first (401, nothing written), then the
- * envelope (400, nothing written), then the event id and its effect in one transaction. */
+ * envelope (400, nothing written), then the event id and its effect in one transaction. An event
+ * the app does not act on is acknowledged the same way (eventMap.ts). */
 import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import { validateWebhookSignature } from '../gateway';
 import { logger } from '../logger';
-import { runAfterCommitWithin } from './afterCommit';
-import { eventIdSchema, webhookEnvelopeSchema } from './webhookEnvelope';
-import { webhookEffects, type WebhookContext } from './webhookEffects';
+import { runAfterCommitWithin } from '../moneyin/afterCommit';
+import { eventIdSchema, webhookEnvelopeSchema } from './envelope';
+import { handlingOf } from './eventMap';
+import type { WebhookContext } from './types';
 
 /** Razorpay waits 5 s for our answer; after-commit steps get this long, then carry on unawaited. */
 const AFTER_COMMIT_BUDGET_MS = 2_500;
@@ -17,7 +19,8 @@ export interface IncomingWebhook {
   eventId: string | undefined;
 }
 
-export type WebhookReceipt = { eventId: string; event: string; duplicate: boolean };
+/** `actedOn: false`: acknowledged (2xx, id recorded), nothing else done. */
+export type WebhookReceipt = { eventId: string; event: string; duplicate: boolean; actedOn: boolean };
 
 export async function receiveRazorpayWebhook(ctx: WebhookContext, incoming: IncomingWebhook): Promise<WebhookReceipt> {
   // During a rotation Razorpay still signs retries of older events with the previous secret.
@@ -31,17 +34,21 @@ export async function receiveRazorpayWebhook(ctx: WebhookContext, incoming: Inco
   const eventId = eventIdSchema.safeParse(incoming.eventId);
   if (!eventId.success) throw new AppError(400, 'missing_event_id', 'x-razorpay-event-id is required');
   const event = envelope.data.event;
-  const effect = Object.hasOwn(webhookEffects, event) ? webhookEffects[event] : undefined;
-  if (!effect) throw new AppError(400, 'unsupported_event', `event ${event} is not handled`);
+  const handling = handlingOf(event);
 
   const result = await inTransaction(ctx.db, async (tx) => {
     const fresh = await tx.query('INSERT INTO processed_events (event_id, event_type) VALUES ($1, $2) ON CONFLICT DO NOTHING', [eventId.data, event]);
     if (fresh.rowCount === 0) return { duplicate: true, afterCommit: [] };
-    return { duplicate: false, afterCommit: await effect(tx, envelope.data, ctx) };
+    return { duplicate: false, afterCommit: await handling.effect(tx, envelope.data, ctx) };
   });
   if (result.duplicate) logger.info({ eventId: eventId.data, event }, 'duplicate webhook: already processed');
+  else if (!handling.actedOn) {
+    const line = { eventId: eventId.data, event, contains: envelope.data.contains };
+    if (handling.known) logger.info(line, 'webhook acknowledged: an event we do not act on');
+    else logger.warn(line, 'webhook acknowledged: an event name we do not know');
+  }
   await runAfterCommitWithin(result.afterCommit, AFTER_COMMIT_BUDGET_MS);
-  return { eventId: eventId.data, event, duplicate: result.duplicate };
+  return { eventId: eventId.data, event, duplicate: result.duplicate, actedOn: handling.actedOn };
 }
 
 function parseJson(raw: Buffer): unknown {
