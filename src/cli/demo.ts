@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId } from '../contracts/payout';
+import { istDateOf, settlementDueDate } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
 import type { SandboxControl } from '../sandbox/control';
 
@@ -12,7 +13,7 @@ export interface DemoOptions {
   apiUrl: string;
   /** API keys: reference data (admin), orders and top-ups (ordering), lookups and the cash
    * confirmation on the vendor's behalf (ops). */
-  keys: { admin: string; ordering: string; ops: string };
+  keys: { admin: string; ordering: string; ops: string; finance?: string };
   sandboxControl: SandboxControl;
   client: Client;
   temporalUiUrl: string | null;
@@ -124,7 +125,59 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   }
   log('per-vendor summary (our records vs the sandbox ledger):');
   for (const r of rows) log(`  ${r.vendorId} ${r.linkedAccountId}: ours ${formatRupees(r.ourPaise)}, sandbox ${formatRupees(r.sandboxPaise)} ${r.agrees ? 'AGREE' : 'DISAGREE'}`);
+  if (opts.keys.finance) await runFinanceDemo(opts, apiCaller(opts.apiUrl, opts.keys.finance), tag, timeoutMs);
   return rows;
+}
+
+export interface FinanceDemoResult { settlements: number; settledPaise: number; mismatches: number; seededException: { reason: string; nextAction: string } | null }
+
+/** Finance's day: the sandbox clock moves past T+2, Razorpay settles, the bank statement is imported,
+ * recon runs (no mismatch on the clean orders), then one seeded discrepancy shows as an exception. */
+async function runFinanceDemo(opts: DemoOptions, finance: ReturnType<typeof apiCaller>, tag: string, timeoutMs: number): Promise<FinanceDemoResult> {
+  const { log, sandboxControl: sandbox } = opts;
+  const realNow = await sandbox.now();
+  const captureDay = istDateOf(new Date(realNow));
+  const due = settlementDueDate(captureDay);
+  try {
+    await sandbox.setClock(Date.parse(`${due}T06:30:00Z`)); // noon IST on the due day
+    const settled = await sandbox.runSettlements({ date: due });
+    const settledPaise = settled.reduce((s, x) => s + x.amount, 0);
+    log(`\nfinance: the sandbox clock moves to ${due} (T+2 working days); Razorpay settles ${settled.length} settlement(s), ${formatRupees(settledPaise)} net of fees`);
+    await importBankStatement(finance, await sandbox.bankStatementCsv({ from: captureDay, to: due }), `demo-${tag}-bank.csv`, log);
+    const window = { from: captureDay, to: due, asOf: due };
+    const clean = await reconRun(finance, window, timeoutMs);
+    const mismatches = Object.entries(clean.byClass ?? {}).filter(([k]) => k === 'mismatched').reduce((s, [, n]) => s + Number(n), 0);
+    log(`finance: recon ${captureDay}…${due}: ${clean.matched} matched, ${clean.exceptions} exception(s) ${JSON.stringify(clean.byReason ?? {})}, ${mismatches} mismatched`);
+
+    // One discrepancy finance must see: a credit from Razorpay that no order of ours explains.
+    await sandbox.injectAdjustment({ amountPaise: 5_000, description: `demo ${tag}: a credit nobody booked`, date: due });
+    await sandbox.runSettlements({ date: due });
+    await importBankStatement(finance, await sandbox.bankStatementCsv({ from: captureDay, to: due }), `demo-${tag}-bank-2.csv`, log);
+    await reconRun(finance, window, timeoutMs);
+    const { exceptions } = await finance('GET', `/finance/recon/exceptions?status=open&reason=adjustment&from=${captureDay}&to=${due}`);
+    const seeded = (exceptions as Array<{ reason: string; nextAction: string; actualPaise: number | null; entityId: string | null }>)[0] ?? null;
+    if (seeded) log(`finance: seeded discrepancy → exception ${seeded.reason} (${formatRupees(Math.abs(seeded.actualPaise ?? 0))}, ${seeded.entityId}): ${seeded.nextAction}`);
+    return { settlements: settled.length, settledPaise, mismatches, seededException: seeded ? { reason: seeded.reason, nextAction: seeded.nextAction } : null };
+  } finally {
+    await sandbox.setClock(null);
+  }
+}
+
+async function importBankStatement(finance: ReturnType<typeof apiCaller>, csv: string, fileName: string, log: (line: string) => void): Promise<void> {
+  const result = await finance('POST', '/finance/bank-statements', { fileName, csv });
+  log(`finance: bank statement ${fileName}: ${result.linesAdded ?? result.lines_added ?? '?'} line(s) added${result.duplicateFile ? ' (already imported)' : ''}`);
+}
+
+async function reconRun(finance: ReturnType<typeof apiCaller>, window: { from: string; to: string; asOf: string }, timeoutMs: number) {
+  const { workflowId } = await finance('POST', '/finance/recon/runs', window);
+  return until(async () => {
+    const { live, runs } = await finance('GET', `/finance/recon/runs/${workflowId}`, undefined, []);
+    if (!live || live.status === 'RUNNING') return null;
+    // The run just started is the newest recorded one.
+    const run = (runs as Array<{ status: string; summary: { matched: number; exceptions: number; byReason?: Record<string, number>; byClass?: Record<string, number> } | null }>)[0];
+    if (live.status !== 'COMPLETED' || run?.status !== 'completed' || !run.summary) throw new Error(`demo: recon run ${workflowId} ended ${live.status}`);
+    return run.summary;
+  }, timeoutMs, `recon run ${workflowId}`);
 }
 
 function apiCaller(apiUrl: string, key: string) {

@@ -8,14 +8,14 @@ describe('payouts demo', () => {
   let stack: PayoutStack;
   let db: Db;
   let apiUrl: string;
-  let keys: { admin: string; ordering: string; ops: string };
+  let keys: { admin: string; ordering: string; ops: string; finance: string };
   let opsAuth: { authorization: string };
 
   beforeAll(async () => {
     stack = await startPayoutStack({ name: 'payout-demo', env: { PAYOUT_SETTLEMENT_POLL_MS: '1000' }, sandbox: { transferProcessingDelayMs: 200 } });
     ({ db, apiUrl } = stack);
     const bare = (h: { authorization: string }) => h.authorization.slice('Bearer '.length);
-    keys = { admin: bare(stack.keys.admin), ordering: bare(stack.keys.ordering), ops: bare(stack.keys.ops) };
+    keys = { admin: bare(stack.keys.admin), ordering: bare(stack.keys.ordering), ops: bare(stack.keys.ops), finance: bare(stack.keys.finance) };
     opsAuth = stack.keys.ops;
   });
 
@@ -29,6 +29,11 @@ describe('payouts demo', () => {
     expect(rows.map((r) => [r.ourPaise, r.sandboxPaise, r.agrees])).toEqual([[8_100, 8_100, true], [20_250, 20_250, true], [0, 0, true]]);
     expect(lines.join('\n')).toMatch(/payout settled — http:\/\/localhost:8233\/namespaces\/default\/workflows\/payout-/);
     expect(lines.join('\n')).toMatch(/payout parked \(BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT\)/);
+    // Finance's part: settlements, the bank statement, a clean recon, then the seeded discrepancy.
+    const text = lines.join('\n');
+    expect(text).toMatch(/finance: the sandbox clock moves to \d{4}-\d{2}-\d{2} \(T\+2 working days\); Razorpay settles [1-9]\d* settlement/);
+    expect(text).toMatch(/finance: recon .*, 0 mismatched/);
+    expect(text).toMatch(/finance: seeded discrepancy → exception adjustment \(₹50\.00/);
   });
 
   test('when the ops routes are called without a key, then 401; with an ops key, the counters and the payout lookup answer', async () => {

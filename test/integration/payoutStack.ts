@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config/config';
 import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import { temporalReconStarter } from '../../src/recon/temporal';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import { isolatedPool } from '../support/db';
 import { mintRoleKeys, type RoleKeys } from '../support/apiKeys';
@@ -35,7 +36,7 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
   const config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, ...opts.env });
   const gateway = createGateway(config);
   const temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue, db) });
+  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue, db), reconStarter: temporalReconStarter(temporal.client, taskQueue) });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
   const keys = await mintRoleKeys(db);
