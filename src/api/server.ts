@@ -10,6 +10,7 @@ import { version as packageVersion } from '../../package.json';
 import { frameworkErrors, installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
+import { financeExportRoutes } from './routes/financeExports';
 import type { ReconStarter } from '../recon/temporal';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
@@ -47,6 +48,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
   await app.register(async (scope) => moneyInRoutes(scope, deps));
+  await app.register(async (scope) => financeExportRoutes(scope, deps));
   // Last: the document lists every route registered before it.
   await openApiRoutes(app, { version: packageVersion });
   return app;

@@ -4,9 +4,11 @@
  * the Schedules, as `npm run worker` does) and the API in this process, mints a dev API key per role
  * (.data/dev-credentials.json), prints the URLs and runs the demo (`-- --no-demo` skips it).
  * Ctrl-C stops everything it started; a second start reuses the state in .data/. */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/config';
 import { ensureDevCredentials } from './devCredentials';
+import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
 import { ensureDatabase, startServices } from '../devstack/services';
@@ -92,6 +94,9 @@ async function main(): Promise<void> {
     stops.push(() => api.close());
 
     const credentials = await ensureDevCredentials(db, path.join(projectRoot, '.data', 'dev-credentials.json'));
+    // The `payouts` CLI finds this stack (its URLs and dev keys) by itself.
+    await writeStackFile(projectRoot, { apiUrl, temporalUiUrl: services.temporalUiUrl ?? config.TEMPORAL_UI_URL, keys: credentials.keys });
+    stops.push(() => fs.rm(stackFilePath(projectRoot), { force: true }));
 
     process.stdout.write([
       '',

@@ -61,6 +61,8 @@ describe('API authentication and roles', () => {
     { method: 'POST', url: '/finance/recon/runs', path: () => '/finance/recon/runs', body: () => ({ from: '2026-08-01', to: '2026-08-02' }) },
     { method: 'GET', url: '/finance/recon/runs/:workflowId', path: () => '/finance/recon/runs/recon-2026-08-01-2026-08-02' },
     { method: 'GET', url: '/finance/recon/exceptions', path: () => '/finance/recon/exceptions' },
+    // The success answer is CSV; the harness's http() parses JSON, so a bad filter gets a 400 envelope instead.
+    { method: 'GET', url: '/finance/recon/exceptions.csv', path: () => '/finance/recon/exceptions.csv?severity=none' },
     { method: 'POST', url: '/finance/recon/exceptions/:id/resolve', path: () => '/finance/recon/exceptions/999999/resolve', body: () => ({ note: 'not ours' }) },
     { method: 'POST', url: '/finance/bank-statements', path: () => '/finance/bank-statements', body: () => ({ csv: 'nonsense' }) },
   ];
