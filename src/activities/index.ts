@@ -7,6 +7,7 @@ import { createPayoutActivities } from './payout';
 import { createPayoutSweepActivities } from './payoutSweep';
 import { createMoneyInSweepActivities } from './moneyinSweep';
 import { createReconActivities } from './recon';
+import { createSplitTransferActivities } from './splitTransfer';
 import type { PayoutStarter } from '../payouts/starter';
 
 export interface ActivityDeps {
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPayoutSweepActivities(deps),
     ...createMoneyInSweepActivities(deps),
     ...createReconActivities(deps),
+    ...createSplitTransferActivities(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import { frameworkErrors, installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
 import { financeExportRoutes } from './routes/financeExports';
+import { opsRefundRoutes } from './routes/opsRefunds';
 import type { ReconStarter } from '../recon/temporal';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
@@ -49,6 +50,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
   await app.register(async (scope) => moneyInRoutes(scope, deps));
   await app.register(async (scope) => financeExportRoutes(scope, deps));
+  await app.register(async (scope) => opsRefundRoutes(scope, deps));
   // Last: the document lists every route registered before it.
   await openApiRoutes(app, { version: packageVersion });
   return app;

@@ -4,9 +4,9 @@
 import type { z } from 'zod';
 import { logger } from '../logger';
 import { classifyFailure, type FailedOutcome } from './classify';
-import { collectionOf, orderSchema, paymentSchema, reconRowSchema, refundSchema, settlementSchema, transferSchema } from './schemas';
+import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
-import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment } from './types';
+import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpTransfer } from './types';
 
 export { validatePaymentSignature, validateWebhookSignature } from './signatures';
 export { ProviderContractError, classifyFailure } from './classify';
@@ -46,9 +46,28 @@ async function readCall<S extends z.ZodType>(operation: string, schema: S, fn: (
 
 const toUnixSeconds = (d: Date, round: 'floor' | 'ceil'): number => Math[round](d.getTime() / 1000);
 
+/** Razorpay's documented format for X-Refund-Idempotency. Checked here: a bad key is our bug, and the
+ * provider's 400 for it would look like a refusal of the refund. */
+export const REFUND_IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{10,}$/;
+
+/** Items of a listing, each parsed alone: one that does not parse is logged whole and skipped, so the
+ * rest (e.g. the resolver's evidence) stays readable. */
+function readableItems<S extends z.ZodType>(operation: string, schema: S, items: unknown[]): Array<z.output<S>> {
+  const out: Array<z.output<S>> = [];
+  for (const item of items) {
+    const parsed = schema.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+    else logger.error({ component: 'gateway', operation, issues: parsed.error.issues, item }, 'razorpay listing item failed validation; skipped');
+  }
+  return out;
+}
+
+/** The SDK's own request helper, for documented endpoints it has no method for (GET /transfers/:id/reversals). */
+interface SdkApi { get(req: { url: string; data?: Record<string, unknown> }): Promise<unknown> }
+
 export function createGateway(config: GatewayConfig): Gateway {
   const sdk = createSdk(config);
-  const transfers = collectionOf(transferSchema);
+  const sdkApi = (sdk as unknown as { api: SdkApi }).api;
   const payments = collectionOf(paymentSchema);
   const reconRows = collectionOf(reconRowSchema);
 
@@ -94,22 +113,46 @@ export function createGateway(config: GatewayConfig): Gateway {
     fetchTransfer: (transferId) => readCall('transfers.fetch', transferSchema, () => sdk.transfers.fetch(transferId)),
 
     listTransfers: async ({ from, to }) => {
-      const byId = new Map<string, z.output<typeof transferSchema>>();
+      const byId = new Map<string, RzpTransfer>();
       for (let skip = 0; ; skip += LIST_PAGE) {
-        const page = await readCall('transfers.list', transfers, () =>
+        const page = await readCall('transfers.list', looseCollection, () =>
           sdk.transfers.all({ from: toUnixSeconds(from, 'floor'), to: toUnixSeconds(to, 'ceil'), count: LIST_PAGE, skip }),
         );
         // Newest first, paged by skip: a transfer created meanwhile shifts pages, so de-duplicate.
-        for (const t of page.items) byId.set(t.id, t);
+        for (const t of readableItems('transfers.list', transferSchema, page.items)) byId.set(t.id, t);
+        // The page size is what the provider sent, readable or not.
         if (page.items.length < LIST_PAGE) break;
       }
       return [...byId.values()];
     },
 
-    createRefund: (input) =>
-      moneyCall('refunds.create', refundSchema, {}, () =>
-        sdk.payments.refund(input.paymentId, { amount: input.amountPaise, receipt: input.receipt, notes: input.notes ?? {}, speed: 'normal' } as Parameters<typeof sdk.payments.refund>[1]),
-      ),
+    listPaymentTransfers: async (paymentId) => {
+      const page = await readCall('payments.transfers', looseCollection, () => sdk.payments.fetchTransfer(paymentId));
+      return readableItems('payments.transfers', transferSchema, page.items);
+    },
+
+    reverseTransfer: (input) => {
+      // The SDK's type makes amount required; the API does not (omitted: everything not yet reversed).
+      const body = { ...(input.amountPaise !== undefined && { amount: input.amountPaise }), ...(input.notes && { notes: input.notes }) } as { amount: number };
+      return moneyCall('transfers.reverse', reversalSchema, {}, () => sdk.transfers.reverse(input.transferId, body));
+    },
+
+    listTransferReversals: async (transferId) => {
+      const page = await readCall('transfers.reversals', looseCollection, () => sdkApi.get({ url: `/transfers/${encodeURIComponent(transferId)}/reversals` }));
+      return readableItems('transfers.reversals', reversalSchema, page.items);
+    },
+
+    createRefund: async (input) => {
+      const idempotencyKey = input.idempotencyKey ?? input.receipt;
+      if (!REFUND_IDEMPOTENCY_KEY.test(idempotencyKey)) throw new Error(`refund idempotency key ${JSON.stringify(idempotencyKey)} is not 10+ letters, digits, - or _`);
+      return moneyCall('refunds.create', refundSchema, { 'X-Refund-Idempotency': idempotencyKey }, () =>
+        sdk.payments.refund(input.paymentId, {
+          amount: input.amountPaise, receipt: input.receipt, notes: input.notes ?? {}, speed: 'normal',
+          // The documented sample sends 1.
+          ...(input.reverseAll && { reverse_all: 1 }),
+        } as Parameters<typeof sdk.payments.refund>[1]),
+      );
+    },
 
     fetchRefund: (refundId) => readCall('refunds.fetch', refundSchema, () => sdk.refunds.fetch(refundId)),
 

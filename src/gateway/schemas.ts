@@ -1,17 +1,19 @@
 /** zod schemas for every Razorpay response we read. Unknown keys are kept (looseObject) so the raw
  * answer can be stored as evidence; the keys we rely on are checked. */
 import { z } from 'zod';
-import type { RzpOrder, RzpPayment, RzpReconRow, RzpRefund, RzpSettlement, RzpTransfer } from './types';
+import type { RzpOrder, RzpPayment, RzpReconRow, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from './types';
 
 const paise = z.number().int().safe();
 const unixSeconds = z.number().int().nonnegative();
-/** Razorpay serialises empty notes as `[]`; values may come back as numbers. */
+/** Razorpay serialises empty notes as `[]`; values may come back as numbers, or null. */
 export const notesSchema = z.union([
-  z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)),
+  z.record(z.string(), z.union([z.union([z.string(), z.number(), z.boolean()]).transform(String), z.null()])),
   z.array(z.unknown()).length(0).transform(() => [] as []),
 ]);
 
-const transferError = z.object({
+const noTransferError = { code: null, description: null, reason: null, field: null, step: null };
+/** Every key is null on success; `id`, `source`, `metadata` and anything newer are kept as sent. */
+const transferError = z.looseObject({
   code: z.string().nullable().default(null),
   description: z.string().nullable().default(null),
   reason: z.string().nullable().default(null),
@@ -19,10 +21,20 @@ const transferError = z.object({
   step: z.string().nullable().default(null),
 });
 
-export const transferSchema = z.looseObject({
+const TRANSFER_STATUSES = ['created', 'pending', 'processed', 'failed', 'reversed', 'partially_reversed'] as const;
+
+/** The Transfers entity in the documentation names the status `transfer_status` (older answers);
+ * newer answers call it `status`. Both are read; the original key stays in the parsed object. */
+function withStatus(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const o = raw as Record<string, unknown>;
+  return o.status === undefined && o.transfer_status !== undefined ? { ...o, status: o.transfer_status } : o;
+}
+
+const transferObject = z.looseObject({
   id: z.string().startsWith('trf_'),
   entity: z.literal('transfer'),
-  status: z.enum(['created', 'pending', 'processed', 'failed', 'reversed', 'partially_reversed']),
+  status: z.enum(TRANSFER_STATUSES),
   source: z.string(),
   recipient: z.string(),
   amount: paise,
@@ -37,8 +49,25 @@ export const transferSchema = z.looseObject({
   recipient_settlement_id: z.string().nullable().default(null),
   created_at: unixSeconds,
   processed_at: unixSeconds.nullable().default(null),
-  error: transferError.default({ code: null, description: null, reason: null, field: null, step: null }),
-}) satisfies z.ZodType<RzpTransfer>;
+  error: transferError.nullable().default(noTransferError).transform((e) => e ?? noTransferError),
+});
+
+export const transferSchema = z.preprocess(withStatus, transferObject) satisfies z.ZodType<RzpTransfer>;
+
+export const reversalSchema = z.looseObject({
+  id: z.string().startsWith('rvrsl_'),
+  entity: z.literal('reversal'),
+  transfer_id: z.string().startsWith('trf_'),
+  amount: paise,
+  fee: paise.nullable().default(0).transform((v) => v ?? 0),
+  tax: paise.nullable().default(0).transform((v) => v ?? 0),
+  currency: z.string(),
+  notes: notesSchema,
+  initiator_id: z.string().nullable().default(null),
+  customer_refund_id: z.string().nullable().default(null),
+  utr: z.string().nullable().default(null),
+  created_at: unixSeconds,
+}) satisfies z.ZodType<RzpReversal>;
 
 export const orderSchema = z.looseObject({
   id: z.string().startsWith('order_'),
@@ -131,6 +160,10 @@ export const reconRowSchema = z.looseObject({
 export function collectionOf<T extends z.ZodType>(item: T) {
   return z.object({ entity: z.literal('collection'), count: z.number().int().nonnegative(), items: z.array(item) });
 }
+
+/** A collection whose items are parsed one by one by the caller, so one strange item cannot make the
+ * rest unreadable. */
+export const looseCollection = collectionOf(z.unknown());
 
 /** The body of a Razorpay error answer. */
 export const providerErrorBodySchema = z.object({

@@ -32,10 +32,12 @@ export class GatewayCallError extends Error {
 }
 
 export type Notes = Record<string, string>;
+/** Notes as Razorpay sends them back: values may be null (documented samples), empty notes are `[]`. */
+export type ReceivedNotes = Record<string, string | null>;
 
 export interface RzpOrder {
   id: string; entity: 'order'; amount: number; amount_paid: number; amount_due: number; currency: string;
-  receipt: string | null; status: 'created' | 'attempted' | 'paid'; attempts: number; notes: Notes | [];
+  receipt: string | null; status: 'created' | 'attempted' | 'paid'; attempts: number; notes: ReceivedNotes | [];
   created_at: number; transfers?: RzpTransfer[];
 }
 
@@ -43,7 +45,7 @@ export interface RzpPayment {
   id: string; entity: 'payment'; amount: number; currency: string;
   status: 'created' | 'authorized' | 'captured' | 'refunded' | 'failed';
   order_id: string | null; method: string; captured: boolean; amount_refunded: number;
-  refund_status: 'partial' | 'full' | null; fee: number | null; tax: number | null; notes: Notes | [];
+  refund_status: 'partial' | 'full' | null; fee: number | null; tax: number | null; notes: ReceivedNotes | [];
   error_code: string | null; error_description: string | null; created_at: number;
 }
 
@@ -51,14 +53,20 @@ export interface RzpTransfer {
   id: string; entity: 'transfer';
   status: 'created' | 'pending' | 'processed' | 'failed' | 'reversed' | 'partially_reversed';
   source: string; recipient: string; amount: number; currency: string; amount_reversed: number;
-  fees: number; tax: number; notes: Notes | []; on_hold: boolean; settlement_status: 'pending' | 'on_hold' | 'settled' | null;
+  fees: number; tax: number; notes: ReceivedNotes | []; on_hold: boolean; settlement_status: 'pending' | 'on_hold' | 'settled' | null;
   recipient_settlement_id: string | null; created_at: number; processed_at: number | null;
   error: { code: string | null; description: string | null; reason: string | null; field: string | null; step: string | null };
 }
 
 export interface RzpRefund {
-  id: string; entity: 'refund'; amount: number; currency: string; payment_id: string; notes: Notes | [];
+  id: string; entity: 'refund'; amount: number; currency: string; payment_id: string; notes: ReceivedNotes | [];
   receipt: string | null; status: 'pending' | 'processed' | 'failed'; created_at: number;
+}
+
+/** A reversal of a Route transfer (POST /v1/transfers/:id/reversals, or made by a refund with reverse_all). */
+export interface RzpReversal {
+  id: string; entity: 'reversal'; transfer_id: string; amount: number; fee: number; tax: number; currency: string;
+  notes: ReceivedNotes | []; initiator_id: string | null; customer_refund_id: string | null; utr: string | null; created_at: number;
 }
 
 export interface RzpSettlement {
@@ -99,6 +107,18 @@ export interface RefundInput {
   amountPaise: number;
   /** Our refund request id: a duplicate receipt is rejected, so a retry cannot refund twice. */
   receipt: string;
+  /** Sent as X-Refund-Idempotency (at least 10 of letters, digits, `-`, `_`); defaults to the receipt.
+   * The same key and body get the same refund back; a different body under it is a 400. */
+  idempotencyKey?: string;
+  /** `reverse_all`: recover every transfer made on the payment from its linked account before refunding. */
+  reverseAll?: boolean;
+  notes?: Notes;
+}
+
+export interface ReversalInput {
+  transferId: string;
+  /** Omitted: the whole amount not yet reversed. */
+  amountPaise?: number;
   notes?: Notes;
 }
 
@@ -113,8 +133,12 @@ export interface Gateway {
   capturePaymentIfNeeded(paymentId: string, amountPaise: number): Promise<RzpPayment>;
   createDirectTransfer(input: DirectTransferInput): Promise<MoneyOutcome<RzpTransfer>>;
   fetchTransfer(transferId: string): Promise<RzpTransfer>;
-  /** Every transfer created in [from, to], all pages. */
+  /** Every transfer created in [from, to], all pages. A transfer that does not parse is logged whole and skipped. */
   listTransfers(range: { from: Date; to: Date }): Promise<RzpTransfer[]>;
+  /** Transfers made on a payment (its own, and its order's Route split once the order is paid). Same tolerance. */
+  listPaymentTransfers(paymentId: string): Promise<RzpTransfer[]>;
+  reverseTransfer(input: ReversalInput): Promise<MoneyOutcome<RzpReversal>>;
+  listTransferReversals(transferId: string): Promise<RzpReversal[]>;
   createRefund(input: RefundInput): Promise<MoneyOutcome<RzpRefund>>;
   fetchRefund(refundId: string): Promise<RzpRefund>;
   /** Every recon row settled on an IST day, all pages of up to 1000. */

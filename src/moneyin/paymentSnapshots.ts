@@ -37,7 +37,7 @@ async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
   return { kind: 'none' };
 }
 
-export type SnapshotDeps = Pick<MoneyInDeps, 'db' | 'gateway' | 'payoutStarter'>;
+export type SnapshotDeps = Pick<MoneyInDeps, 'db' | 'gateway' | 'payoutStarter' | 'config'>;
 
 /** `capturedBySec`: the capture evidence — a webhook's event time (for payment.captured and
  * order.paid, the capture). A fetched snapshot (callback, sweep) has none: Razorpay's payment carries

@@ -1,9 +1,26 @@
 /** Refunds of captured payments we must not keep: a capture on a gateway order that is not ours,
- * on an order that was cancelled, or a second capture on an order or top-up already paid. The request row is committed first (one per payment and
- * reason); the gateway is asked after the commit with our refund id as `receipt`, so asking again
- * after an unknown outcome cannot refund twice. */
+ * on an order that was cancelled, or a second capture on an order or top-up already paid. The request
+ * row is committed first (one per payment and reason); the gateway is asked after the commit.
+ *
+ * Idempotent the documented way: `receipt` is our refund id (a duplicate receipt is refused, so no
+ * second refund can exist) and X-Refund-Idempotency is our refund id too (the same key and body get
+ * the same refund back, so a retry after a lost answer learns the refund's id). After a definitive
+ * rejection the key becomes `<id>_r<n>`: a provider may replay a remembered rejection for a key.
+ *
+ * A payment whose gateway order carried a Route split may have paid the vendor's share out of it:
+ * such a refund is made with `reverse_all` when the provider lists a transfer on the payment, so the
+ * share comes back from the linked account instead of the platform paying the customer twice over.
+ *
+ * Outcomes: accepted → `pending` (the refund.* webhooks move it on); a transient rejection (the
+ * balance can come back) → stays `requested` with `next_attempt_at` (doubling from
+ * REFUND_RETRY_BACKOFF_MS up to REFUND_RETRY_BACKOFF_MAX_MS) and the missed-webhook sweep asks again;
+ * any other rejection → `rejected` with its code: the ops queue (GET /ops/refunds?status=rejected)
+ * and a recon exception, because the customer's money is still with us. An unknown outcome is asked
+ * again at once with the same key (3 times), then left `requested` for the sweep. Every try is
+ * appended to refund_attempts. */
+import type { Config } from '../config/config';
 import type { Db, Tx } from '../db/pool';
-import type { Gateway } from '../gateway/types';
+import { GatewayCallError, type Gateway, type MoneyOutcome, type ProviderError, type RzpRefund } from '../gateway/types';
 import { logger } from '../logger';
 import type { AfterCommit } from './afterCommit';
 import { newRefundId } from './ids';
@@ -11,9 +28,34 @@ import type { RefundEntity } from './webhookEnvelope';
 
 export type RefundReason = 'orphan_capture' | 'order_cancelled' | 'duplicate_capture';
 
+export type RefundRequestResult = 'accepted' | 'already_made' | 'retry_later' | 'rejected' | 'unknown' | 'nothing_to_do';
+
 /** Razorpay's answer when a receipt was already used: the refund exists. */
 const DUPLICATE_RECEIPT = 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT';
 const UNKNOWN_OUTCOME_TRIES = 3;
+
+type RetryConfig = Pick<Config, 'REFUND_RETRY_BACKOFF_MS' | 'REFUND_RETRY_BACKOFF_MAX_MS'>;
+/** The config defaults, for callers whose deps carry no config. */
+const DEFAULT_RETRY: RetryConfig = { REFUND_RETRY_BACKOFF_MS: 60_000, REFUND_RETRY_BACKOFF_MAX_MS: 3_600_000 };
+
+export interface RefundDeps {
+  db: Db;
+  gateway: Gateway;
+  config?: RetryConfig;
+}
+
+/** Which refusals can pass once something changes on our side. Only the platform balance does (a
+ * settlement, a top-up); Razorpay gives the refund variant no code of its own (reference §3.3), so
+ * its `reason` is read, never the message. Everything else is for a human. */
+export function isTransientRefundRejection(error: Pick<ProviderError, 'code' | 'reason'>): boolean {
+  return error.reason === 'insufficient_balance' || error.code === 'BAD_REQUEST_REFUND_INSUFFICIENT_BALANCE';
+}
+
+/** Doubling backoff from the configured first delay, capped. */
+export function refundRetryDelayMs(attempts: number, config: RetryConfig): number {
+  const exponent = Math.max(0, Math.min(attempts - 1, 20));
+  return Math.min(config.REFUND_RETRY_BACKOFF_MS * 2 ** exponent, config.REFUND_RETRY_BACKOFF_MAX_MS);
+}
 
 /** Returns the new request's id, or null when this payment already has one for this reason. */
 export async function insertRefundRequest(tx: Tx, req: { paymentId: string; orderId: string | null; amountPaise: number; reason: RefundReason }): Promise<string | null> {
@@ -25,44 +67,105 @@ export async function insertRefundRequest(tx: Tx, req: { paymentId: string; orde
   return rows[0]?.id ?? null;
 }
 
-export function requestRefundAfterCommit(refundId: string | null, deps: { db: Db; gateway: Gateway }): AfterCommit[] {
+export function requestRefundAfterCommit(refundId: string | null, deps: RefundDeps): AfterCommit[] {
   if (!refundId) return [];
   return [{ what: `request refund ${refundId}`, run: async () => { await requestRefund(deps, refundId); } }];
 }
 
-/** Asks the gateway for a refund still `requested`. Idempotent by receipt; safe to call again. */
-export async function requestRefund(deps: { db: Db; gateway: Gateway }, refundId: string): Promise<'accepted' | 'already_made' | 'rejected' | 'unknown' | 'nothing_to_do'> {
-  const { rows } = await deps.db.query<{ payment_id: string; amount_paise: number; reason: string }>(
-    `SELECT payment_id, amount_paise, reason FROM refunds WHERE id = $1 AND status = 'requested' AND gateway_refund_id IS NULL`,
-    [refundId],
-  );
-  const refund = rows[0];
-  if (!refund) return 'nothing_to_do';
-  for (let attempt = 1; attempt <= UNKNOWN_OUTCOME_TRIES; attempt++) {
-    const outcome = await deps.gateway.createRefund({
-      paymentId: refund.payment_id, amountPaise: refund.amount_paise, receipt: refundId, notes: { refund_request_id: refundId, reason: refund.reason },
-    });
-    if (outcome.type === 'accepted') {
-      await applyRefundSnapshot(deps.db, { id: outcome.entity.id, receipt: refundId, status: outcome.entity.status, payment_id: outcome.entity.payment_id });
-      return 'accepted';
-    }
-    if (outcome.type === 'rejected') {
-      if (outcome.error.code === DUPLICATE_RECEIPT) {
-        // An earlier try went through; its refund.* webhook carries our receipt and records the id.
-        await deps.db.query(`UPDATE refunds SET status = 'pending', updated_at = now() WHERE id = $1 AND status = 'requested'`, [refundId]);
-        logger.warn({ refundId }, 'refund receipt already present at the gateway: an earlier request went through');
-        return 'already_made';
-      }
-      logger.error({ err: outcome.error, refundId, httpStatus: outcome.httpStatus }, 'gateway rejected a refund');
-      await deps.db.query(`UPDATE refunds SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'requested'`, [refundId]);
-      return 'rejected';
-    }
-    logger.error({ err: outcome, refundId, attempt }, 'refund outcome unknown; asking again with the same receipt');
-  }
-  return 'unknown'; // still `requested`: the missed-webhook sweep asks again later
+interface RefundRequestRow {
+  payment_id: string; amount_paise: number; reason: string; attempts: number; idempotency_key: string | null; order_carries_split: boolean;
 }
 
-const REFUND_STATUS_ORDER = ['requested', 'pending', 'processed', 'failed'];
+/** Whether to refund with `reverse_all`: only the provider knows whether the split ran on this payment
+ * (on a second capture of a split order it did not). Null: the provider could not be asked. */
+async function transfersToReverse(gateway: Gateway, refundId: string, row: RefundRequestRow): Promise<boolean | null> {
+  if (!row.order_carries_split) return false;
+  try {
+    const transfers = await gateway.listPaymentTransfers(row.payment_id);
+    return transfers.some((t) => t.status !== 'failed' && t.status !== 'reversed');
+  } catch (err) {
+    if (!(err instanceof GatewayCallError)) throw err;
+    logger.error({ err, refundId, paymentId: row.payment_id }, 'could not list the payment transfers before a refund; asking again later');
+    return null;
+  }
+}
+
+async function appendAttempt(db: Db, a: { refundId: string; attemptNo: number; key: string; reverseAll: boolean; outcome: string; code?: string | null; raw?: unknown }): Promise<void> {
+  await db.query(
+    `INSERT INTO refund_attempts (refund_id, attempt_no, idempotency_key, reverse_all, outcome, provider_code, raw) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [a.refundId, a.attemptNo, a.key, a.reverseAll, a.outcome, a.code ?? null, a.raw === undefined ? null : JSON.stringify(a.raw)],
+  );
+}
+
+/** Asks the gateway for a refund still `requested` (and due). Idempotent by receipt and key; safe to call again. */
+export async function requestRefund(deps: RefundDeps, refundId: string): Promise<RefundRequestResult> {
+  const retry = deps.config ?? DEFAULT_RETRY;
+  const { rows } = await deps.db.query<RefundRequestRow>(
+    `SELECT r.payment_id, r.amount_paise, r.reason, r.attempts, r.idempotency_key, (o.split_transfer_paise IS NOT NULL) AS order_carries_split
+       FROM refunds r LEFT JOIN orders o ON o.id = r.order_id
+      WHERE r.id = $1 AND r.status = 'requested' AND r.gateway_refund_id IS NULL`,
+    [refundId],
+  );
+  const row = rows[0];
+  if (!row) return 'nothing_to_do';
+  const reverseAll = await transfersToReverse(deps.gateway, refundId, row);
+  if (reverseAll === null) return 'unknown';
+  const key = row.idempotency_key ?? refundId;
+  const attemptNo = row.attempts + 1;
+  await deps.db.query('UPDATE refunds SET attempts = $2, idempotency_key = $3, reverse_all = $4, updated_at = now() WHERE id = $1', [refundId, attemptNo, key, reverseAll]);
+
+  let outcome: MoneyOutcome<RzpRefund> | null = null;
+  for (let tryNo = 1; tryNo <= UNKNOWN_OUTCOME_TRIES; tryNo++) {
+    outcome = await deps.gateway.createRefund({
+      paymentId: row.payment_id, amountPaise: row.amount_paise, receipt: refundId, idempotencyKey: key, reverseAll,
+      notes: { refund_request_id: refundId, reason: row.reason },
+    });
+    if (outcome.type !== 'unknown') break;
+    logger.error({ err: outcome, refundId, tryNo }, 'refund outcome unknown; asking again with the same key');
+    await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'unknown', code: outcome.reason, raw: outcome });
+  }
+  if (!outcome || outcome.type === 'unknown') return 'unknown'; // still `requested`: the missed-webhook sweep asks again later
+
+  if (outcome.type === 'accepted') {
+    await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'accepted', raw: outcome.entity });
+    await applyRefundSnapshot(deps.db, { id: outcome.entity.id, receipt: refundId, status: outcome.entity.status, payment_id: outcome.entity.payment_id });
+    return 'accepted';
+  }
+
+  const error = outcome.error;
+  if (error.code === DUPLICATE_RECEIPT) {
+    // An earlier try went through (e.g. under a key the provider no longer remembers); its refund.*
+    // webhook carries our receipt and records the id.
+    await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'already_made', code: error.code, raw: outcome });
+    await deps.db.query(`UPDATE refunds SET status = 'pending', updated_at = now() WHERE id = $1 AND status = 'requested'`, [refundId]);
+    logger.warn({ refundId }, 'refund receipt already present at the gateway: an earlier request went through');
+    return 'already_made';
+  }
+  // The provider's error is logged whole (the SDK's errors have no .message).
+  logger.error({ err: outcome, refundId, httpStatus: outcome.httpStatus }, 'gateway rejected a refund');
+  if (isTransientRefundRejection(error)) {
+    const delayMs = refundRetryDelayMs(attemptNo, retry);
+    await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'transient_rejection', code: error.code, raw: outcome });
+    await deps.db.query(
+      `UPDATE refunds SET idempotency_key = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+              last_code = $4, last_error = $5, updated_at = now()
+        WHERE id = $1 AND status = 'requested'`,
+      [refundId, `${refundId}_r${attemptNo}`, delayMs, error.code, JSON.stringify(outcome)],
+    );
+    return 'retry_later';
+  }
+  await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'rejected', code: error.code, raw: outcome });
+  await deps.db.query(
+    `UPDATE refunds SET status = 'rejected', rejected_at = now(), next_attempt_at = NULL, last_code = $2, last_error = $3, updated_at = now()
+      WHERE id = $1 AND status = 'requested'`,
+    [refundId, error.code, JSON.stringify(outcome)],
+  );
+  return 'rejected';
+}
+
+/** `rejected` sits before `pending`: a refund the provider later shows us (its webhook carries our
+ * receipt) moves a rejected request on, never back. */
+const REFUND_STATUS_ORDER = ['requested', 'rejected', 'pending', 'processed', 'failed'];
 
 /** Records a gateway refund snapshot (API answer or webhook) against our request, forward only. */
 export async function applyRefundSnapshot(q: Db | Tx, refund: Pick<RefundEntity, 'id' | 'receipt' | 'status' | 'payment_id'>): Promise<boolean> {
@@ -70,6 +173,8 @@ export async function applyRefundSnapshot(q: Db | Tx, refund: Pick<RefundEntity,
     `UPDATE refunds SET
         gateway_refund_id = COALESCE(gateway_refund_id, $1),
         status = CASE WHEN array_position($4::text[], $3) > array_position($4::text[], status) THEN $3 ELSE status END,
+        rejected_at = CASE WHEN array_position($4::text[], $3) > array_position($4::text[], status) THEN NULL ELSE rejected_at END,
+        next_attempt_at = NULL,
         updated_at = now()
       WHERE (id = $2 OR gateway_refund_id = $1) AND payment_id = $5`,
     [refund.id, refund.receipt ?? null, refund.status, REFUND_STATUS_ORDER, refund.payment_id],
@@ -77,13 +182,41 @@ export async function applyRefundSnapshot(q: Db | Tx, refund: Pick<RefundEntity,
   return (rowCount ?? 0) > 0;
 }
 
-/** Refund requests the gateway never definitively answered, oldest first. */
+/** Refund requests the gateway has not definitively answered and that are due: a transient
+ * rejection once its backoff has passed, anything else once older than `olderThanMs`. Oldest first. */
 export async function refundsAwaitingGateway(db: Db, olderThanMs: number, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM refunds WHERE status = 'requested' AND gateway_refund_id IS NULL
-        AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+        AND CASE WHEN next_attempt_at IS NOT NULL THEN next_attempt_at <= now()
+                 ELSE created_at < now() - make_interval(secs => $1::double precision / 1000) END
       ORDER BY created_at LIMIT $2`,
     [olderThanMs, limit],
   );
   return rows.map((r) => r.id);
+}
+
+/** The ops queue: refunds in a status (default `rejected`), most recently changed first. */
+export interface RefundQueueItem {
+  id: string; paymentId: string; orderId: string | null; amountPaise: number; reason: string; status: string;
+  attempts: number; lastCode: string | null; lastError: unknown; reverseAll: boolean | null; gatewayRefundId: string | null;
+  nextAttemptAt: string | null; rejectedAt: string | null; createdAt: string; updatedAt: string;
+}
+
+export async function refundsInStatus(db: Db, status: string, limit: number): Promise<RefundQueueItem[]> {
+  const { rows } = await db.query<{
+    id: string; payment_id: string; order_id: string | null; amount_paise: number; reason: string; status: string; attempts: number;
+    last_code: string | null; last_error: unknown; reverse_all: boolean | null; gateway_refund_id: string | null;
+    next_attempt_at: Date | null; rejected_at: Date | null; created_at: Date; updated_at: Date;
+  }>(
+    `SELECT id, payment_id, order_id, amount_paise, reason, status, attempts, last_code, last_error, reverse_all, gateway_refund_id,
+            next_attempt_at, rejected_at, created_at, updated_at
+       FROM refunds WHERE status = $1 ORDER BY updated_at DESC, id LIMIT $2`,
+    [status, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id, paymentId: r.payment_id, orderId: r.order_id, amountPaise: r.amount_paise, reason: r.reason, status: r.status,
+    attempts: r.attempts, lastCode: r.last_code, lastError: r.last_error, reverseAll: r.reverse_all, gatewayRefundId: r.gateway_refund_id,
+    nextAttemptAt: r.next_attempt_at?.toISOString() ?? null, rejectedAt: r.rejected_at?.toISOString() ?? null,
+    createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(),
+  }));
 }

@@ -1,56 +1,64 @@
-/** transfer.processed / transfer.failed webhook effects for money in's webhook map. Inside the
- * webhook's transaction they record the settlement evidence on the payout; after the commit they
- * signal the payout's run. If the run is gone, the row update stands (the sweep or a new run reads it). */
-import { WorkflowNotFoundError } from '@temporalio/client';
+/** transfer.processed / transfer.failed webhook effects for the webhook map. A transfer webhook is a
+ * hint, never settlement evidence (design §7): it may be forged with a leaked secret, replayed, or
+ * stale (Razorpay retries an old event for 24 h). So inside the webhook's transaction nothing about
+ * the payout changes; when the transfer could be one of our payouts, an after-commit step fetches it
+ * from the provider, records what the fetch says in its own transaction (applyTransferEvidence:
+ * processed → settled, failed/reversed → retried with a new key, anything else nothing), and then
+ * signals the payout's run, which reads the row again. No transaction is open during the fetch. If
+ * the fetch fails, nothing is lost: an accepted payout's run polls the transfer on a durable timer. */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payoutWorkflowId, transferEvidenceSignal, type TransferEvidence } from '../contracts/payout';
-import type { RzpTransfer } from '../gateway/types';
+import { inTransaction, type Db } from '../db/pool';
+import type { Gateway } from '../gateway/types';
 import { logger } from '../logger';
 import type { WebhookEffect } from '../webhooks/types';
-import { applyTransferEvidence } from './outcomes';
+import { applyTransferEvidence, type RecordingPolicy } from './outcomes';
 import { payoutPolicyFrom } from './policy';
-import { transactionIdOf } from './resolution';
 
-const transferEntitySchema = z.looseObject({
+/** What a transfer webhook carries, read only to decide whether to ask the provider: the id, and the
+ * recovery key in the notes. Documented variants pass: `transfer_status` or `status` or neither (the
+ * transfer.processed sample has none), notes `[]` or with null values, unknown extra fields kept. */
+const transferHintSchema = z.looseObject({
   id: z.string().regex(/^trf_[A-Za-z0-9]{14}$/),
-  entity: z.literal('transfer'),
-  status: z.enum(['created', 'pending', 'processed', 'failed', 'reversed', 'partially_reversed']).optional(),
-  recipient: z.string().min(1),
-  amount: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  notes: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
-  error: z.looseObject({ code: z.string().nullable().optional() }).nullable().optional(),
+  entity: z.literal('transfer').optional(),
+  notes: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
 });
-const transferPayloadSchema = z.object({ transfer: z.object({ entity: transferEntitySchema }) });
+const transferPayloadSchema = z.object({ transfer: z.object({ entity: transferHintSchema }) });
+
+function recoveryKeyOf(notes: z.infer<typeof transferHintSchema>['notes']): string {
+  if (!notes || Array.isArray(notes)) return '';
+  return typeof notes.transaction_id === 'string' ? notes.transaction_id : '';
+}
+
+/** Fetches the transfer, records what the provider says, then wakes the payout's run. */
+async function followTransferHint(deps: { db: Db; gateway: Gateway; temporal?: Client; policy: RecordingPolicy }, input: { event: TransferEvidence['event']; transferId: string; orderId: string }): Promise<void> {
+  const transfer = await deps.gateway.fetchTransfer(input.transferId);
+  // `source` names what made us ask; the transfer recorded is the fetched one.
+  const payout = await inTransaction(deps.db, (tx) => applyTransferEvidence(tx, { transfer, source: `webhook ${input.event}`, policy: deps.policy }));
+  if (payout) logger.info({ orderId: input.orderId, transferId: transfer.id, event: input.event, providerStatus: transfer.status, payoutStatus: payout.status }, 'transfer webhook checked against the provider');
+  if (!deps.temporal) return;
+  try {
+    await deps.temporal.workflow.getHandle(payoutWorkflowId(input.orderId)).signal(transferEvidenceSignal, { event: input.event, transferId: transfer.id });
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    logger.info({ orderId: input.orderId, event: input.event }, 'payout run already closed; the row update stands');
+  }
+}
 
 function transferEffect(event: TransferEvidence['event']): WebhookEffect {
   return async (tx, envelope, ctx) => {
-    const entity = transferPayloadSchema.parse(envelope.payload).transfer.entity;
-    // Razorpay's transfer.processed sample carries no status: the event name is the evidence.
-    const transfer = {
-      ...entity,
-      status: entity.status ?? (event === 'transfer.processed' ? 'processed' : 'failed'),
-      notes: entity.notes ?? [],
-      error: { code: entity.error?.code ?? null },
-    } as unknown as RzpTransfer;
-    if (event === 'transfer.failed' && transfer.status === 'processed') (transfer as { status: string }).status = 'failed';
-    await applyTransferEvidence(tx, { transfer, source: `webhook ${event}`, policy: payoutPolicyFrom(ctx.config) });
+    const hint = transferPayloadSchema.parse(envelope.payload).transfer.entity;
     const { rows } = await tx.query<{ order_id: string }>(
       'SELECT order_id FROM payouts WHERE provider_transfer_id = $1 OR id::text = $2',
-      [transfer.id, transactionIdOf(transfer) ?? ''],
+      [hint.id, recoveryKeyOf(hint.notes)],
     );
     const orderId = rows[0]?.order_id;
-    const temporal = ctx.temporal;
-    if (!orderId || !temporal) return [];
+    if (!orderId) return []; // not one of our payouts (a split's, or not ours at all)
+    const deps = { db: ctx.db, gateway: ctx.gateway, temporal: ctx.temporal, policy: payoutPolicyFrom(ctx.config) };
     return [{
-      what: `signal ${payoutWorkflowId(orderId)} with ${event}`,
-      run: async () => {
-        try {
-          await temporal.workflow.getHandle(payoutWorkflowId(orderId)).signal(transferEvidenceSignal, { event, transferId: transfer.id });
-        } catch (err) {
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-          logger.info({ orderId, event }, 'payout run already closed; the row update stands');
-        }
-      },
+      what: `fetch transfer ${hint.id} after ${event} and signal ${payoutWorkflowId(orderId)}`,
+      run: () => followTransferHint(deps, { event, transferId: hint.id, orderId }),
     }];
   };
 }

@@ -43,6 +43,21 @@ export interface AppPayment {
 /** `gatewayRefundId` is null while we never learned the gateway's id (its answer was lost). */
 export interface AppRefund { id: string; gatewayRefundId: string | null; amountPaise: number }
 
+/** Money we owe that may not have moved: a refund (rejected for good, or failed after acceptance)
+ * or a Route split not yet processed; `day` is the IST day it belongs to (the refund's end, the
+ * order's payment), `paidDay` the split order's payment day. */
+export interface AppObligation {
+  kind: 'refund' | 'split';
+  id: string;
+  orderId: string | null;
+  paymentId: string | null;
+  amountPaise: number;
+  status: string;
+  day: string;
+  code: string | null;
+  processedAfterFinal: boolean;
+}
+
 /** A transfer we recorded: a direct payout or a Route split. */
 export interface AppTransfer {
   kind: 'payout' | 'split'; id: string; orderId: string; providerTransferId: string | null; amountPaise: number;
@@ -75,6 +90,8 @@ export interface ReconInput {
   settlementsForBankLines: SettlementRecord[];
   /** Captures the window must account for (capture day or due day inside it). */
   captures: AppPayment[];
+  /** Refunds and splits of the window that may not have reached their recipient. */
+  owed: AppObligation[];
   /** Payment ids with a settled row, and with an on-hold row, anywhere in the store. */
   settledPaymentIds: ReadonlySet<string>;
   heldPaymentIds: ReadonlySet<string>;

@@ -17,6 +17,10 @@ export const REASONS = [
   'adjustment',
   'on-hold',
   'payment-disputed',
+  'refund-rejected',
+  'refund-failed',
+  'split-not-processed',
+  'split-paid-after-owed-offline',
 ] as const;
 export type ReasonCode = (typeof REASONS)[number];
 
@@ -40,6 +44,10 @@ const RULES: Record<ReasonCode, ReasonRule> = {
   'unmatched-bank-credit': { severity: 'high', nextAction: 'A bank credit matches no settlement: identify its source before booking it.' },
   adjustment: { severity: 'medium', nextAction: 'Review the adjustment with Razorpay and book it; adjustments are never auto-matched.' },
   'on-hold': { severity: 'medium', nextAction: 'Razorpay holds this payment: find out why (risk/dispute) and follow up until it is released.' },
+  'refund-rejected': { severity: 'high', nextAction: 'Razorpay refused the refund for good: the customer\'s money is still with us. Check the code in the ops refund queue (GET /ops/refunds?status=rejected) and refund another way.' },
+  'refund-failed': { severity: 'high', nextAction: 'Razorpay accepted the refund, then it failed: the customer was not refunded. Raise it with Razorpay quoting the refund id, or refund another way.' },
+  'split-not-processed': { severity: 'high', nextAction: 'The Route split to the vendor is not processed past its due date: check the transfer on the Razorpay Dashboard; once Razorpay stops retrying it is owed offline.' },
+  'split-paid-after-owed-offline': { severity: 'critical', nextAction: 'Possible double payment: the split processed after the vendor was listed as owed offline. Stop the offline payment, or recover it if already made.' },
   'payment-disputed': { severity: 'high', nextAction: 'The customer\'s bank disputes this payment: accept or contest it (with evidence) on the Razorpay Dashboard before its respond-by date; a lost dispute is deducted from our balance.' },
 };
 

@@ -111,10 +111,27 @@ export function reconcile(input: ReconInput): ReconOutcome {
   exceptions.push(...bank.exceptions);
   matched += bank.matched;
   exceptions.push(...judgeCaptures(input));
+  exceptions.push(...judgeOwed(input));
 
   // A reference can surface from two paths (e.g. a payment row seen on two days): keep one.
   const unique = new Map(exceptions.map((e) => [e.key, e]));
   return { exceptions: [...unique.values()], matched };
+}
+
+/** What we owe that did not happen: refunds refused or failed, splits not processed past their
+ * due date, and a split that processed after it was owed offline. */
+export function judgeOwed(input: Pick<ReconInput, 'owed' | 'asOf' | 'holidays'>): ExceptionDraft[] {
+  const out: ExceptionDraft[] = [];
+  for (const o of input.owed) {
+    const refs = { orderId: o.orderId, expectedPaise: o.amountPaise, details: { [o.kind]: o.id, paymentId: o.paymentId, code: o.code, ourStatus: o.status } };
+    if (o.kind === 'refund' && o.status === 'rejected') out.push(draft('refund-rejected', 'unmatched', o.id, o.day, refs));
+    else if (o.kind === 'refund' && o.status === 'failed') out.push(draft('refund-failed', 'unmatched', o.id, o.day, refs));
+    else if (o.kind === 'split' && o.processedAfterFinal) out.push(draft('split-paid-after-owed-offline', 'mismatched', o.id, o.day, refs));
+    else if (o.kind === 'split' && o.status === 'expected' && settlementDueDate(o.day, input.holidays) < input.asOf) {
+      out.push(draft('split-not-processed', 'unmatched', o.id, o.day, refs));
+    }
+  }
+  return out;
 }
 
 function judgePayment(

@@ -3,10 +3,10 @@
  * resolved exception is never touched again. Bulk statements go through jsonb_to_recordset. */
 import type { Db, Tx } from '../db/pool';
 import type { RzpSettlement } from '../gateway/types';
-import { addDays, istDayBounds } from '../domain/calendar';
+import { addDays, istDateOf, istDayBounds } from '../domain/calendar';
 import { refundRequestIdFromNotes, transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
 import { normaliseUtr } from './bankStatementCsv';
-import type { AppMoneyIn, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
+import type { AppMoneyIn, AppObligation, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
 
 const BATCH = 1000;
 /** Captures older than this before the window cannot be due inside it (T+2 working days). */
@@ -156,8 +156,21 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
     [captures.map((c) => c.id)],
   )).rows;
 
+  // What we owe for the window's days: refunds that ended refused or failed, splits paid those days
+  // that are not processed yet (judged against their due date) or processed after being owed offline.
+  const { start, end } = { start: istDayBounds(from).start, end: istDayBounds(to).end };
+  const owed: AppObligation[] = (await db.query<{ kind: 'refund' | 'split'; id: string; order_id: string | null; payment_id: string | null; amount_paise: number; status: string; at: Date; code: string | null; after_final: boolean }>(
+    `SELECT 'refund' AS kind, id, order_id, payment_id, amount_paise, status, COALESCE(rejected_at, updated_at) AS at, last_code AS code, false AS after_final
+       FROM refunds WHERE status IN ('rejected', 'failed') AND COALESCE(rejected_at, updated_at) >= $1 AND COALESCE(rejected_at, updated_at) < $2
+     UNION ALL
+     SELECT 'split', s.order_id, s.order_id, o.paid_payment_id, s.amount_paise, s.status, o.paid_at, s.last_code, s.processed_after_final
+       FROM split_transfers s JOIN orders o ON o.id = s.order_id
+      WHERE (s.status = 'expected' OR s.processed_after_final) AND o.paid_at >= $1 AND o.paid_at < $2`,
+    [start, end],
+  )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, paymentId: r.payment_id, amountPaise: r.amount_paise, status: r.status, day: istDateOf(r.at), code: r.code, processedAfterFinal: r.after_final }));
+
   return {
-    ...window, rows, moneyIn, payments, refunds, transfers, settlements, bankLines, settlementsForBankLines, captures,
+    ...window, rows, moneyIn, payments, refunds, transfers, settlements, bankLines, settlementsForBankLines, captures, owed,
     settledPaymentIds: new Set(states.filter((s) => s.settled).map((s) => s.entity_id)),
     heldPaymentIds: new Set(states.filter((s) => s.held && !s.settled).map((s) => s.entity_id)),
   };

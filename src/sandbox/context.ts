@@ -39,7 +39,10 @@ export interface SandboxContext {
   state: SandboxState;
   clock: SandboxClock;
   webhooks: WebhookDispatcher;
+  /** X-Transfer-Idempotency (direct transfers). */
   idempotency: IdempotencyStore;
+  /** X-Refund-Idempotency (refunds). */
+  refundIdempotency: IdempotencyStore;
   faults: FaultInjector;
   timers: Timers;
   options: SandboxOptions;

@@ -44,6 +44,11 @@ export interface RefundEntity {
   status: 'pending' | 'processed' | 'failed'; speed_processed: string; speed_requested: string;
 }
 
+export interface ReversalEntity {
+  id: string; entity: 'reversal'; transfer_id: string; amount: number; fee: number; tax: number; currency: string;
+  notes: NotesJson; initiator_id: string | null; customer_refund_id: string | null; utr: string | null; created_at: number;
+}
+
 export interface SettlementEntity {
   id: string; entity: 'settlement'; amount: number; status: 'created' | 'processed' | 'failed';
   fees: number; tax: number; utr: string | null; created_at: number;
@@ -112,6 +117,14 @@ export function newPayment(input: { amount: number; orderId: string | null; meth
     email: 'gaurav.kumar@example.com', contact: '+919000090000', notes: input.notes ?? [], fee: null, tax: null,
     error_code: null, error_description: null, error_source: null, error_step: null, error_reason: null,
     acquirer_data: acquirerDataShape(input.method), token_id: null, created_at: input.createdAt,
+  };
+}
+
+/** The sandbox charges no fee for a reversal (the documented samples show `fee: 0`). */
+export function newReversal(input: { transferId: string; amount: number; notes: NotesJson; initiatorId: string; customerRefundId: string | null; createdAt: number }): ReversalEntity {
+  return {
+    id: newId('rvrsl'), entity: 'reversal', transfer_id: input.transferId, amount: input.amount, fee: 0, tax: 0, currency: 'INR',
+    notes: input.notes, initiator_id: input.initiatorId, customer_refund_id: input.customerRefundId, utr: null, created_at: input.createdAt,
   };
 }
 

@@ -9,7 +9,7 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'pay' | 'order' | 'trf' | 'rfnd' | 'setl' | 'acc' | 'adj' | 'evt' | 'card';
+export type IdPrefix = 'pay' | 'order' | 'trf' | 'rfnd' | 'rvrsl' | 'setl' | 'acc' | 'adj' | 'evt' | 'card';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomAlphanumeric(14)}`;

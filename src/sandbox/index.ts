@@ -10,7 +10,7 @@ import { SandboxClock } from './clock';
 import { Timers, type SandboxContext } from './context';
 import type { SandboxControl } from './control';
 import { FaultInjector } from './faults';
-import { IdempotencyStore } from './idempotency';
+import { IdempotencyStore, REFUND_IDEMPOTENCY, TRANSFER_IDEMPOTENCY } from './idempotency';
 import { SandboxState } from './state';
 import { SettlementBook } from './settlements';
 import { WebhookDispatcher } from './webhooks';
@@ -76,7 +76,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
       secret: opts.webhookSecret, accountId: platformAccountId, clock, target: opts.webhookUrl ?? null,
       retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, timeoutMs: opts.webhookTimeoutMs, signal: lifetime.signal,
     }),
-    idempotency: new IdempotencyStore(),
+    idempotency: new IdempotencyStore(TRANSFER_IDEMPOTENCY),
+    refundIdempotency: new IdempotencyStore(REFUND_IDEMPOTENCY),
     faults: new FaultInjector(),
     timers: new Timers(),
     options: { platformAccountId, transferProcessingDelayMs: opts.transferProcessingDelayMs ?? 0 },

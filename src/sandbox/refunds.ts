@@ -1,6 +1,9 @@
 /** Refunds: POST /v1/payments/:id/refund → pending (refund.created) → processed (refund.processed).
  * A receipt is unique across the merchant (per-merchant vs per-payment is unconfirmed; merchant-wide
- * is the stricter reading). The refund draws on the platform balance. */
+ * is the stricter reading). The refund draws on the platform balance. With `reverse_all` every
+ * transfer made on the payment is first recovered from its linked account (one reversal each, with
+ * `customer_refund_id`), and the recovered money counts towards the balance the refund needs.
+ * X-Refund-Idempotency is handled by the route (routes/api.ts). */
 import type { z } from 'zod';
 import type { SandboxContext } from './context';
 import { newRefund, type RefundEntity } from './entities';
@@ -8,6 +11,7 @@ import { RazorpayApiError, badRequest, idNotFound } from './errors';
 import { fetchPayment } from './checkout';
 import { checkAmount, checkNotes, type refundBody } from './rules';
 import { randomAlphanumeric } from './ids';
+import { applyReverseAll, planReverseAll } from './transfers';
 
 export function createRefund(ctx: SandboxContext, paymentId: string, body: z.output<typeof refundBody>): RefundEntity {
   const payment = fetchPayment(ctx, paymentId);
@@ -22,13 +26,16 @@ export function createRefund(ctx: SandboxContext, paymentId: string, body: z.out
   const amount = body.amount ?? left;
   checkAmount(amount);
   if (amount > left) throw badRequest('The refund amount provided is greater than amount captured', 'amount');
-  if (ctx.state.platformBalance < amount) {
+  const reversals = body.reverse_all ? planReverseAll(ctx, payment, amount) : [];
+  const recovered = reversals.reduce((sum, r) => sum + r.paise, 0);
+  if (ctx.state.platformBalance + recovered < amount) {
     // The description is API-SRC's; the code string for it is unconfirmed.
     throw new RazorpayApiError(400, 'BAD_REQUEST_ERROR', 'Your account does not have enough balance to carry out the refund operation. You can add funds to your account from your Razorpay dashboard or capture new payments.', { field: 'amount', source: 'business', step: 'refund_initiation', reason: 'insufficient_balance' });
   }
+  const refund = newRefund({ amount, paymentId, notes, receipt: body.receipt ?? null, speed: body.speed, createdAt: ctx.clock.nowSec() });
+  applyReverseAll(ctx, reversals, refund.id);
   ctx.state.platformBalance -= amount;
   if (body.receipt) ctx.state.refundReceipts.add(body.receipt);
-  const refund = newRefund({ amount, paymentId, notes, receipt: body.receipt ?? null, speed: body.speed, createdAt: ctx.clock.nowSec() });
   ctx.state.refunds.set(refund.id, refund);
   payment.amount_refunded += amount;
   payment.refund_status = payment.amount_refunded === payment.amount ? 'full' : 'partial';

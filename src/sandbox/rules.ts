@@ -68,6 +68,12 @@ export const refundBody = z.object({
   speed: z.enum(['normal', 'optimum']).default('normal'),
   notes: notesInput,
   receipt: z.string().max(40).nullable().optional(),
+  // Documented as `1` in the sample and as `true` in the prose: both are read.
+  reverse_all: z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).optional().transform((v) => v === true || v === 1 || v === '1'),
+});
+export const reversalBody = z.object({
+  amount: z.number().int().optional(),
+  notes: notesInput,
 });
 
 /** Generic list parameters (reference §0): count 1..max, skip ≥ 0, from/to epochs. */

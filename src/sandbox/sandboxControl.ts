@@ -3,10 +3,10 @@ import type { SandboxContext } from './context';
 import type { LinkedAccountStatus, SandboxControl } from './control';
 import { ACCOUNT_ID, newId } from './ids';
 import { capturedPaymentWithoutOrder, failPayment, fetchPayment, lateAuthorize, payOrder } from './checkout';
-import { processPendingTransfers } from './transfers';
+import { processPendingTransfers, retryFailedTransfers, reversalsOf } from './transfers';
 import { bankStatementCsv, runSettlements, type SettlementBook } from './settlements';
 import { assertIsoDate } from '../domain/calendar';
-import type { RzpPayment, RzpRefund, RzpSettlement, RzpTransfer } from '../gateway/types';
+import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
 
 const copy = <T>(v: unknown): T => structuredClone(v) as T;
 
@@ -17,6 +17,17 @@ export interface SandboxControlExtras {
   authorizeOrder(orderId: string, opts?: { method?: string }): Promise<RzpPayment>;
   /** The X-Transfer-Idempotency header the transfer was created under, as the sandbox received it. */
   idempotencyKeyOf(transferId: string): Promise<string | null>;
+  /** The X-Refund-Idempotency header the refund was created under, as the sandbox received it. */
+  refundIdempotencyKeyOf(refundId: string): Promise<string | null>;
+  /** What processed transfers put in the linked account, less what reversals took back (paise). */
+  linkedAccountBalance(accountId: string): Promise<number>;
+  /** Sets it, e.g. to model the linked account's own settlement having paid part of it out. */
+  setLinkedAccountBalance(accountId: string, paise: number): Promise<void>;
+  /** The reversals of a transfer (from the provider's side). */
+  reversals(transferId: string): Promise<RzpReversal[]>;
+  /** Razorpay's next-day retry of failed order/payment transfers (3 at most each; `only` these if
+   * given); the `fail` ids fail again. Returns the transfers retried, as they are now. */
+  retryFailedTransfers(opts?: { only?: string[]; fail?: string[] }): Promise<RzpTransfer[]>;
 }
 
 export function createSandboxControl(ctx: SandboxContext, book: SettlementBook): SandboxControl & SandboxControlExtras {
@@ -25,7 +36,7 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     async createLinkedAccount(opts = {}) {
       const id = opts.id ?? newId('acc');
       if (!ACCOUNT_ID.test(id)) throw new Error(`a linked account id is acc_ + 14 alphanumerics, got ${id}`);
-      state.accounts.set(id, { id, name: opts.name ?? `Vendor ${id.slice(4, 8)}`, status: opts.status ?? 'activated' });
+      state.accounts.set(id, { id, name: opts.name ?? `Vendor ${id.slice(4, 8)}`, status: opts.status ?? 'activated', balance: 0 });
       return id;
     },
     async setLinkedAccountStatus(accountId, status) {
@@ -34,7 +45,27 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
       account.status = status;
     },
     async linkedAccounts() {
-      return [...state.accounts.values()].map((a) => ({ ...a }));
+      return [...state.accounts.values()].map(({ id, name, status }) => ({ id, name, status }));
+    },
+    async refundIdempotencyKeyOf(refundId) {
+      return state.refundIdempotencyKeys.get(refundId) ?? null;
+    },
+    async linkedAccountBalance(accountId) {
+      const account = state.accounts.get(accountId);
+      if (!account) throw new Error(`unknown linked account ${accountId}`);
+      return account.balance;
+    },
+    async setLinkedAccountBalance(accountId, paise) {
+      const account = state.accounts.get(accountId);
+      if (!account) throw new Error(`unknown linked account ${accountId}`);
+      if (!Number.isSafeInteger(paise) || paise < 0) throw new Error('balance must be non-negative integer paise');
+      account.balance = paise;
+    },
+    async reversals(transferId) {
+      return copy<RzpReversal[]>(reversalsOf(ctx, transferId));
+    },
+    async retryFailedTransfers(opts = {}) {
+      return copy<RzpTransfer[]>(retryFailedTransfers(ctx, opts));
     },
     async setPlatformBalance(paise) {
       if (!Number.isSafeInteger(paise)) throw new Error('balance must be integer paise');
@@ -133,6 +164,7 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
       webhooks.reset();
       faults.reset();
       ctx.idempotency.reset();
+      ctx.refundIdempotency.reset();
       book.reset();
       clock.set(null);
     },

@@ -1,12 +1,15 @@
 /** Everything the sandbox remembers, in memory (it is a test double of a remote service: a restart
  * resets it). Entities are stored as the snapshots the API returns; bookkeeping sits beside them. */
 import type { LinkedAccountStatus } from './control';
-import type { OrderEntity, PaymentEntity, RefundEntity, SettlementEntity, TransferEntity } from './entities';
+import type { OrderEntity, PaymentEntity, RefundEntity, ReversalEntity, SettlementEntity, TransferEntity } from './entities';
 
 export interface LinkedAccount {
   id: string;
   name: string;
   status: LinkedAccountStatus;
+  /** What processed transfers put in the linked account and reversals took back (paise); the linked
+   * account's own settlements to its bank are not modelled. */
+  balance: number;
 }
 
 /** What a payment needs beyond its entity: when it was captured (settlement clock) and holds. */
@@ -45,6 +48,14 @@ export class SandboxState {
   refundReceipts = new Set<string>();
   /** transfer id → the X-Transfer-Idempotency it was created under. */
   transferIdempotencyKeys = new Map<string, string>();
+  /** refund id → the X-Refund-Idempotency it was created under. */
+  refundIdempotencyKeys = new Map<string, string>();
+  /** order transfer id → the payment whose capture ran it (GET /payments/:id/transfers lists it). */
+  orderTransferPayments = new Map<string, string>();
+  /** transfer id → how many times Razorpay retried it after it failed (order/payment transfers: 3 at most). */
+  transferRetries = new Map<string, number>();
+  /** transfer id → its reversals, oldest first. */
+  reversals = new Map<string, ReversalEntity[]>();
   accounts = new Map<string, LinkedAccount>();
   settlements = new Map<string, SettlementEntity>();
   /** Settled (or reported on-hold) line items, in settlement order. */
@@ -62,6 +73,10 @@ export class SandboxState {
     for (const m of [this.orders, this.payments, this.paymentBooks, this.transfers, this.refunds, this.accounts, this.settlements]) m.clear();
     this.refundReceipts.clear();
     this.transferIdempotencyKeys.clear();
+    this.orderTransferPayments.clear();
+    this.refundIdempotencyKeys.clear();
+    this.transferRetries.clear();
+    this.reversals.clear();
     this.settledIds.clear();
     this.settledItems = [];
     this.adjustments = [];

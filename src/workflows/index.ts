@@ -4,3 +4,4 @@ export { payoutWorkflow } from './payout';
 export { payoutSweepWorkflow } from './payoutSweep';
 export { missedWebhookSweepWorkflow } from './missedWebhookSweep';
 export { reconWorkflow, scheduledReconWorkflow } from './recon';
+export { splitTransferSweepWorkflow } from './splitTransfer';

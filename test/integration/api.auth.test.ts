@@ -55,6 +55,7 @@ describe('API authentication and roles', () => {
     { method: 'POST', url: '/ops/payouts/decisions', path: () => '/ops/payouts/decisions', body: () => ({ action: 'cancel', orderIds: ['ord_nothing'], ...reason }) },
     { method: 'POST', url: '/ops/payouts/:orderId/pay-offline', path: () => '/ops/payouts/ord_nothing/pay-offline', body: () => reason },
     { method: 'GET', url: '/ops/audit', path: () => '/ops/audit?limit=5' },
+    { method: 'GET', url: '/ops/refunds', path: () => '/ops/refunds?status=rejected' },
     { method: 'GET', url: '/ops/transfers/switch', path: () => '/ops/transfers/switch' },
     { method: 'POST', url: '/ops/transfers/pause', path: () => '/ops/transfers/pause', body: () => reason },
     { method: 'POST', url: '/ops/transfers/resume', path: () => '/ops/transfers/resume', body: () => reason },

@@ -136,13 +136,13 @@ describe('the production topology: separate processes, configured by their envir
     }
   }, 120_000);
 
-  test('2. the workers have ensured the three Schedules, on this topology\'s namespace and task queue', async () => {
+  test('2. the workers have ensured the four Schedules, on this topology\'s namespace and task queue', async () => {
     const cli = await installTemporalCli(root);
     const listed = await eventually(async () => {
       const { stdout } = await run(cli, ['schedule', 'list', '--address', topology.temporalAddress, '--namespace', topology.namespace, '-o', 'json'], { maxBuffer: 16 << 20 });
       return (JSON.parse(stdout || '[]') as Array<{ scheduleId?: string }>).map((s) => s.scheduleId);
     }, (ids) => SCHEDULE_IDS.every((id) => ids.includes(id)), 20_000, 'temporal schedule list');
-    expect(listed).toEqual(expect.arrayContaining(['payout-sweep', 'missed-webhook-sweep', 'recon-daily']));
+    expect(listed).toEqual(expect.arrayContaining(['payout-sweep', 'missed-webhook-sweep', 'split-transfer-sweep', 'recon-daily']));
     for (const id of SCHEDULE_IDS) {
       const schedule = await client.schedule.getHandle(id).describe();
       expect(schedule.action).toMatchObject({ type: 'startWorkflow', taskQueue: topology.taskQueue });

@@ -1,10 +1,11 @@
-/** The worker and the API as their own processes: the worker alone creates the three Schedules and
+/** The worker and the API as their own processes: the worker alone creates the four Schedules and
  * brings one up to date when config changes; both wait for their dependencies with a deadline and
  * exit non-zero past it; both refuse default secrets against real Razorpay; readiness says why. */
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { MISSED_WEBHOOK_SCHEDULE_ID } from '../../src/contracts/missedWebhookSweep';
 import { RECON_SCHEDULE_ID } from '../../src/contracts/recon';
+import { SPLIT_TRANSFER_SCHEDULE_ID } from '../../src/contracts/splitTransfer';
 import { PAYOUT_SWEEP_SCHEDULE_ID } from '../../src/contracts/sweep';
 import { freePort } from '../../src/devstack/ports';
 import { ensureDatabase } from '../../src/devstack/postgres';
@@ -60,26 +61,26 @@ describe('production processes: worker boot, Schedules, readiness, start-up refu
     }
   }
 
-  test('when the worker starts alone, then it creates the three Schedules and /ready says so; a changed sweep cadence and a restart update the Schedule', async () => {
+  test('when the worker starts alone, then it creates the four Schedules and /ready says so; a changed sweep cadence and a restart update the Schedule', async () => {
     const env = await workerEnv({ PAYOUT_SWEEP_EVERY_MS: '300000' });
     const first = startAppProcess('src/worker.ts', env);
     running.push(first);
     await first.waitFor(/"msg":"worker started"/);
-    expect(first.output()).toMatch(/"schedules":\{"payout-sweep":"created","missed-webhook-sweep":"created","recon-daily":"created"\}/);
+    expect(first.output()).toMatch(/"schedules":\{"payout-sweep":"created","missed-webhook-sweep":"created","split-transfer-sweep":"created","recon-daily":"created"\}/);
     const answer = await ready(env.WORKER_HEALTH_PORT);
     expect(answer.status).toBe(200);
-    expect(Object.keys(answer.body.checks)).toEqual(expect.arrayContaining([`schedule:${PAYOUT_SWEEP_SCHEDULE_ID}`, `schedule:${MISSED_WEBHOOK_SCHEDULE_ID}`, `schedule:${RECON_SCHEDULE_ID}`, 'database', 'migrations', 'temporal', 'worker']));
+    expect(Object.keys(answer.body.checks)).toEqual(expect.arrayContaining([`schedule:${PAYOUT_SWEEP_SCHEDULE_ID}`, `schedule:${MISSED_WEBHOOK_SCHEDULE_ID}`, `schedule:${RECON_SCHEDULE_ID}`, `schedule:${SPLIT_TRANSFER_SCHEDULE_ID}`, 'database', 'migrations', 'temporal', 'worker']));
     expect((await fetch(`http://127.0.0.1:${env.WORKER_HEALTH_PORT}/health`)).status).toBe(200);
     const ids: string[] = [];
     for await (const s of client.schedule.list()) ids.push(s.scheduleId);
-    expect(ids.sort()).toEqual([MISSED_WEBHOOK_SCHEDULE_ID, PAYOUT_SWEEP_SCHEDULE_ID, RECON_SCHEDULE_ID].sort());
+    expect(ids.sort()).toEqual([MISSED_WEBHOOK_SCHEDULE_ID, PAYOUT_SWEEP_SCHEDULE_ID, RECON_SCHEDULE_ID, SPLIT_TRANSFER_SCHEDULE_ID].sort());
     expect((await client.schedule.getHandle(PAYOUT_SWEEP_SCHEDULE_ID).describe()).spec.intervals?.[0]?.every).toBe(300_000);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = startAppProcess('src/worker.ts', { ...env, PAYOUT_SWEEP_EVERY_MS: '120000' });
     running.push(second);
     await second.waitFor(/"msg":"worker started"/);
-    expect(second.output()).toMatch(/"schedules":\{"payout-sweep":"updated","missed-webhook-sweep":"unchanged","recon-daily":"unchanged"\}/);
+    expect(second.output()).toMatch(/"schedules":\{"payout-sweep":"updated","missed-webhook-sweep":"unchanged","split-transfer-sweep":"unchanged","recon-daily":"unchanged"\}/);
     expect((await client.schedule.getHandle(PAYOUT_SWEEP_SCHEDULE_ID).describe()).spec.intervals?.[0]?.every).toBe(120_000);
     await second.stop();
   });

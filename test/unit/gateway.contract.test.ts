@@ -308,37 +308,181 @@ describe('listing transfers', () => {
 });
 
 describe('refunds', () => {
-  test('when a refund is made with a receipt, then it is accepted pending, processed later, and a duplicate receipt is rejected', async () => {
+  const refundKey = () => `rfr_contract_${++seq}`;
+
+  test('when a refund is made with a receipt, then it is accepted pending, processed later, and the sandbox saw X-Refund-Idempotency', async () => {
     const { payment } = await paidOrder(10_000);
-    const refund = expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 4_000, receipt: 'rfnd_req_1' }));
-    expect(refund).toMatchObject({ entity: 'refund', amount: 4_000, payment_id: payment.id, receipt: 'rfnd_req_1', status: 'pending' });
+    const receipt = refundKey();
+    const refund = expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 4_000, receipt }));
+    expect(refund).toMatchObject({ entity: 'refund', amount: 4_000, payment_id: payment.id, receipt, status: 'pending' });
     await control.drainWebhooks();
     expect(await gateway.fetchRefund(refund.id)).toMatchObject({ status: 'processed' });
-    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 4_000, receipt: 'rfnd_req_1' })).toMatchObject({
+    expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
+  });
+
+  test('when the same idempotency key and body are sent again, then the same refund comes back and only one exists', async () => {
+    const { payment } = await paidOrder(10_000);
+    const input = { paymentId: payment.id, amountPaise: 4_000, receipt: refundKey() };
+    const before = await control.platformBalance();
+    const first = expectAccepted(await gateway.createRefund(input));
+    const again = expectAccepted(await gateway.createRefund(input));
+    expect(again.id).toBe(first.id);
+    expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
+    expect(await control.platformBalance()).toBe(before - 4_000);
+  });
+
+  test('when the same idempotency key comes with a different body, then it is the documented 400 and nothing new is refunded', async () => {
+    const { payment } = await paidOrder(10_000);
+    const input = { paymentId: payment.id, amountPaise: 4_000, receipt: refundKey() };
+    expectAccepted(await gateway.createRefund(input));
+    expect(await gateway.createRefund({ ...input, amountPaise: 5_000 })).toMatchObject({
+      type: 'rejected', httpStatus: 400, error: { code: 'BAD_REQUEST_ERROR', description: 'Different request with the same idempotency key has already been processed.' },
+    });
+    expect((await control.refunds()).filter((r) => r.payment_id === payment.id).map((r) => r.amount)).toEqual([4_000]);
+  });
+
+  test('when a fresh idempotency key carries a receipt already used, then the duplicate receipt is rejected', async () => {
+    const { payment } = await paidOrder(10_000);
+    const receipt = refundKey();
+    expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 4_000, receipt }));
+    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 4_000, receipt, idempotencyKey: `${receipt}_r1` })).toMatchObject({
       type: 'rejected', error: { code: 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT', description: 'Duplicate receipt found for this refund request.' },
     });
     expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
   });
 
-  test('when a refund exceeds what is left of the payment, then it is rejected', async () => {
+  test('when a refund is rejected, then the rejection is replayed under its key and a fresh key succeeds once it can', async () => {
     const { payment } = await paidOrder(10_000);
-    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 10_001, receipt: `rf_${++seq}` })).toMatchObject({ type: 'rejected', error: { code: 'BAD_REQUEST_ERROR', description: 'The refund amount provided is greater than amount captured' } });
+    const balance = await control.platformBalance();
+    const input = { paymentId: payment.id, amountPaise: 6_000, receipt: refundKey() };
+    try {
+      await control.setPlatformBalance(100);
+      const short = { type: 'rejected', error: { code: 'BAD_REQUEST_ERROR', reason: 'insufficient_balance' } };
+      expect(await gateway.createRefund(input)).toMatchObject(short);
+      await control.setPlatformBalance(balance);
+      expect(await gateway.createRefund(input)).toMatchObject(short);
+      expect(expectAccepted(await gateway.createRefund({ ...input, idempotencyKey: `${input.receipt}_r1` }))).toMatchObject({ amount: 6_000, receipt: input.receipt });
+    } finally {
+      await control.setPlatformBalance(balance);
+    }
   });
 
-  test('when the refund answer is lost after the effect, then the outcome is unknown and a retry with the same receipt is a duplicate-receipt rejection', async () => {
+  test('when the idempotency key is shorter than documented, then the adapter refuses to send it', async () => {
+    const { payment } = await paidOrder(10_000);
+    await expect(gateway.createRefund({ paymentId: payment.id, amountPaise: 1_000, receipt: 'rf_1' })).rejects.toThrow(/idempotency key/);
+    expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toEqual([]);
+  });
+
+  test('when a refund exceeds what is left of the payment, then it is rejected', async () => {
+    const { payment } = await paidOrder(10_000);
+    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 10_001, receipt: refundKey() })).toMatchObject({ type: 'rejected', error: { code: 'BAD_REQUEST_ERROR', description: 'The refund amount provided is greater than amount captured' } });
+  });
+
+  test('when the refund answer is lost after the effect, then the outcome is unknown and a retry under the same key returns the same refund', async () => {
     const { payment } = await paidOrder(10_000);
     await control.injectFault({ endpoint: 'refunds.create', fault: { kind: 'drop_after_commit' }, calls: [1] });
-    const input = { paymentId: payment.id, amountPaise: 10_000, receipt: `rf_${++seq}` };
+    const input = { paymentId: payment.id, amountPaise: 10_000, receipt: refundKey() };
     expect(await gateway.createRefund(input)).toMatchObject({ type: 'unknown', reason: 'connection' });
-    expect(await gateway.createRefund(input)).toMatchObject({ type: 'rejected', error: { code: 'BAD_REQUEST_REFUND_RECEIPT_ALREADY_PRESENT' } });
+    const [made] = (await control.refunds()).filter((r) => r.payment_id === payment.id);
+    expect(expectAccepted(await gateway.createRefund(input)).id).toBe(made!.id);
     expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
   });
 
   test('when the refund endpoint fails before acting, then the outcome is unknown/server_error and no refund exists', async () => {
     const { payment } = await paidOrder(10_000);
     await control.injectFault({ endpoint: 'refunds.create', fault: { kind: 'server_error_before' }, calls: [1] });
-    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 1_000, receipt: `rf_${++seq}` })).toMatchObject({ type: 'unknown', reason: 'server_error', httpStatus: 500 });
+    expect(await gateway.createRefund({ paymentId: payment.id, amountPaise: 1_000, receipt: refundKey() })).toMatchObject({ type: 'unknown', reason: 'server_error', httpStatus: 500 });
     expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toEqual([]);
+  });
+});
+
+describe('Route splits: payment transfers, reversals, refunds with reverse_all', () => {
+  async function paidSplit(amountPaise = 10_000, splitPaise = 8_100) {
+    const account = await control.createLinkedAccount();
+    const order = await gateway.createOrder({ amountPaise, receipt: `ord_${++seq}`, notes: {}, transfers: [{ account, amountPaise: splitPaise, notes: { order_id: `ord_${seq}` } }] });
+    const payment = await control.payOrder(order.id);
+    return { account, order, payment };
+  }
+
+  test('when a split order is paid, then the payment lists its order transfer and the linked account holds the split', async () => {
+    const { account, order, payment } = await paidSplit();
+    const listed = await gateway.listPaymentTransfers(payment.id);
+    expect(listed).toEqual([expect.objectContaining({ id: order.transfers![0]!.id, source: order.id, recipient: account, amount: 8_100, status: 'processed' })]);
+    expect(await control.linkedAccountBalance(account)).toBe(8_100);
+  });
+
+  test('when a transfer is reversed in part and then in full, then its status, amount_reversed, reversals and both balances follow', async () => {
+    const { account, order } = await paidSplit();
+    const transferId = order.transfers![0]!.id;
+    const platform = await control.platformBalance();
+    const part = expectAccepted(await gateway.reverseTransfer({ transferId, amountPaise: 1_000, notes: { reason: 'part' } }));
+    expect(part).toMatchObject({ entity: 'reversal', transfer_id: transferId, amount: 1_000, fee: 0, tax: 0, currency: 'INR', customer_refund_id: null, notes: { reason: 'part' } });
+    expect(part.id).toMatch(/^rvrsl_[A-Za-z0-9]{14}$/);
+    expect(await gateway.fetchTransfer(transferId)).toMatchObject({ status: 'partially_reversed', amount_reversed: 1_000 });
+    const rest = expectAccepted(await gateway.reverseTransfer({ transferId }));
+    expect(rest.amount).toBe(7_100);
+    expect(await gateway.fetchTransfer(transferId)).toMatchObject({ status: 'reversed', amount_reversed: 8_100 });
+    expect((await gateway.listTransferReversals(transferId)).map((r) => r.id)).toEqual([part.id, rest.id]);
+    expect(await control.linkedAccountBalance(account)).toBe(0);
+    expect(await control.platformBalance()).toBe(platform + 8_100);
+    expect(await gateway.reverseTransfer({ transferId, amountPaise: 100 })).toMatchObject({ type: 'rejected', error: { code: 'BAD_REQUEST_ERROR', description: 'Only processed transfers can be reversed' } });
+  });
+
+  test('when a reversal asks for more than is left, then it is the documented rejection and nothing moves', async () => {
+    const { account, order } = await paidSplit();
+    const transferId = order.transfers![0]!.id;
+    expect(await gateway.reverseTransfer({ transferId, amountPaise: 9_000 })).toMatchObject({ type: 'rejected', error: { description: 'The reversal amount provided is greater than amount transferred' } });
+    expectAccepted(await gateway.reverseTransfer({ transferId, amountPaise: 8_000 }));
+    expect(await gateway.reverseTransfer({ transferId, amountPaise: 200 })).toMatchObject({ type: 'rejected', error: { description: 'The reversal amount provided is greater than the amount not reversed' } });
+    expect(await control.linkedAccountBalance(account)).toBe(100);
+  });
+
+  test('when a split payment is refunded with reverse_all, then the split comes back from the linked account first and the refund is made once', async () => {
+    const { account, order, payment } = await paidSplit();
+    const platform = await control.platformBalance();
+    const refund = expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 10_000, receipt: `rfr_reverse_${++seq}`, reverseAll: true }));
+    const transferId = order.transfers![0]!.id;
+    expect(await gateway.fetchTransfer(transferId)).toMatchObject({ status: 'reversed', amount_reversed: 8_100 });
+    expect(await gateway.listTransferReversals(transferId)).toEqual([expect.objectContaining({ amount: 8_100, customer_refund_id: refund.id })]);
+    expect(await control.linkedAccountBalance(account)).toBe(0);
+    expect(await control.platformBalance()).toBe(platform + 8_100 - 10_000);
+  });
+
+  test('when a split payment is refunded without reverse_all, then the linked account keeps the split', async () => {
+    const { account, payment } = await paidSplit();
+    expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 10_000, receipt: `rfr_keep_${++seq}` }));
+    expect(await control.linkedAccountBalance(account)).toBe(8_100);
+  });
+
+  test('when the linked account no longer holds the split, then a reverse_all refund is rejected and nothing is refunded', async () => {
+    const { account, payment } = await paidSplit();
+    await control.setLinkedAccountBalance(account, 5_000); // the rest went out in the account's own settlement
+    const outcome = await gateway.createRefund({ paymentId: payment.id, amountPaise: 10_000, receipt: `rfr_short_${++seq}`, reverseAll: true });
+    expect(outcome).toMatchObject({ type: 'rejected', error: { description: 'The linked account does not have sufficient balance to process a reversal.' } });
+    expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toEqual([]);
+  });
+
+  test('when a failed order transfer is retried by Razorpay, then it processes later, with transfer.processed, and at most 3 times', async () => {
+    const slow = await startTestSandbox({ transferProcessingDelayMs: 600_000 });
+    try {
+      const account = await slow.sandbox.control.createLinkedAccount();
+      const order = await slow.gateway.createOrder({ amountPaise: 10_000, receipt: 'ord_retry', notes: {}, transfers: [{ account, amountPaise: 8_100 }] });
+      const payment = await slow.sandbox.control.payOrder(order.id);
+      const [transfer] = await slow.gateway.listPaymentTransfers(payment.id);
+      expect(transfer).toMatchObject({ status: 'created' });
+      await slow.sandbox.control.processPendingTransfers({ fail: [transfer!.id] });
+      expect(await slow.gateway.fetchTransfer(transfer!.id)).toMatchObject({ status: 'failed', error: { code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' } });
+      for (let i = 0; i < 2; i++) await slow.sandbox.control.retryFailedTransfers({ fail: [transfer!.id] });
+      expect(await slow.sandbox.control.linkedAccountBalance(account)).toBe(0);
+      expect(await slow.sandbox.control.retryFailedTransfers()).toHaveLength(1);
+      expect(await slow.gateway.fetchTransfer(transfer!.id)).toMatchObject({ status: 'processed', error: { code: null } });
+      expect(await slow.sandbox.control.linkedAccountBalance(account)).toBe(8_100);
+      const events = (await slow.sandbox.control.webhookEvents()).filter((e) => e.event.startsWith('transfer.') && e.body.includes(transfer!.id)).map((e) => e.event);
+      expect(events).toEqual(['transfer.failed', 'transfer.failed', 'transfer.failed', 'transfer.processed']);
+      expect(await slow.sandbox.control.retryFailedTransfers()).toEqual([]);
+    } finally {
+      await slow.sandbox.close();
+    }
   });
 });
 

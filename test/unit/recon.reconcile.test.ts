@@ -1,5 +1,5 @@
 import { reconcile, bankCreditDueDate } from '../../src/recon/reconcile';
-import type { AppPayment, AppTransfer, GatewayRow, ReconInput } from '../../src/recon/model';
+import type { AppObligation, AppPayment, AppTransfer, GatewayRow, ReconInput } from '../../src/recon/model';
 import { istDayBounds } from '../../src/domain/calendar';
 
 // 2026-11-02 is a Monday; 2026-11-14 is the 2nd Saturday of November 2026.
@@ -23,7 +23,7 @@ function cleanInput(over: Partial<ReconInput> = {}): ReconInput {
     rows: [paymentRow()],
     moneyIn: [{ kind: 'order', id: 'ord-A', gatewayOrderId: 'order_A', amountPaise: 100_000 }],
     payments: [appPayment()],
-    refunds: [], transfers: [],
+    refunds: [], transfers: [], owed: [],
     settlements: [{ id: 'setl_1', amountPaise: 97_640, utrNormalised: 'UTR1', settledDay: DAY }],
     bankLines: [{ id: 1, utrNormalised: 'UTR1', amountPaise: 97_640, valueDate: DAY }],
     settlementsForBankLines: [],
@@ -240,3 +240,27 @@ describe('reconcile: captured but not settled, against the T+2 working-day calen
     expect(b.map((e) => e.key)).toEqual(a.map((e) => e.key));
   });
 });
+
+describe('reconcile: what we owe that did not happen', () => {
+  const owed = (over: Partial<AppObligation>): AppObligation => ({ kind: 'refund', id: 'rfr_1', orderId: 'ord-A', paymentId: 'pay_A', amountPaise: 10_000, status: 'rejected', day: DAY, code: 'BAD_REQUEST_ERROR', processedAfterFinal: false, ...over });
+  const reasons = (o: AppObligation[], asOf = '2026-11-04') => reconcile(cleanInput({ owed: o, asOf })).exceptions.map((e) => [e.reason, e.class, e.severity]);
+
+  test('when a refund was refused for good or failed after acceptance, then it is an exception with the refund and its code', () => {
+    expect(reasons([owed({})])).toEqual([['refund-rejected', 'unmatched', 'high']]);
+    expect(reasons([owed({ status: 'failed' })])).toEqual([['refund-failed', 'unmatched', 'high']]);
+    const [e] = reconcile(cleanInput({ owed: [owed({})] })).exceptions;
+    expect(e).toMatchObject({ key: 'refund-rejected|rfr_1', orderId: 'ord-A', expectedPaise: 10_000, details: { refund: 'rfr_1', code: 'BAD_REQUEST_ERROR' } });
+  });
+
+  test('when a split is still expected, then it is an exception only past its T+2 due date', () => {
+    const split = owed({ kind: 'split', id: 'ord-A', status: 'expected', code: null });
+    expect(reasons([split], DAY)).toEqual([]);
+    expect(reasons([split], '2026-11-05')).toEqual([]); // due today (T+2 working days)
+    expect(reasons([split], '2026-11-06')).toEqual([['split-not-processed', 'unmatched', 'high']]);
+  });
+
+  test('when a split processed after it was owed offline, then it is a critical mismatch', () => {
+    expect(reasons([owed({ kind: 'split', id: 'ord-A', status: 'processed', processedAfterFinal: true })])).toEqual([['split-paid-after-owed-offline', 'mismatched', 'critical']]);
+  });
+});
+

@@ -1,7 +1,7 @@
 /** Transfer lifecycle with a processing delay (pending → processed / failed, with webhooks),
  * payment-linked transfer limits, and the control surface over HTTP (/_sandbox). */
 import { createSdk } from '../../src/gateway/sdkClient';
-import type { RzpTransfer } from '../../src/gateway/types';
+import type { MoneyOutcome, RzpTransfer } from '../../src/gateway/types';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 
 let t: TestSandbox;
@@ -11,6 +11,11 @@ beforeAll(async () => {
   t = await startTestSandbox({ transferProcessingDelayMs: 150 });
 });
 afterAll(() => t.sandbox.close());
+
+function expectAccepted<T>(outcome: MoneyOutcome<T>): T {
+  if (outcome.type !== 'accepted') throw new Error(`expected accepted, got ${JSON.stringify(outcome)}`);
+  return outcome.entity;
+}
 
 async function pendingTransfer(key: string): Promise<RzpTransfer> {
   const account = await control().createLinkedAccount();
@@ -68,6 +73,21 @@ describe('the control surface over HTTP', () => {
     expect(outcome).toMatchObject({ type: 'unknown', reason: 'rate_limited' });
     expect((await call('GET', `/transfers?recipient=${account.id}`)).body).toEqual([]);
     expect(((await call('GET', '/call-counts')).body as Record<string, number>)['transfers.create']).toBeGreaterThan(0);
+  });
+
+  test('when a split is failed, retried and reversed over HTTP, then the linked account balance and the reversals follow', async () => {
+    const account = (await call('POST', '/linked-accounts', {})).body as { id: string };
+    const order = await t.gateway.createOrder({ amountPaise: 2_000, receipt: 'http-split', notes: {}, transfers: [{ account: account.id, amountPaise: 1_500 }] });
+    await call('POST', `/orders/${order.id}/pay`, {});
+    const transferId = order.transfers![0]!.id;
+    await control().processPendingTransfers({ fail: [transferId] });
+    expect((await call('GET', `/linked-accounts/${account.id}/balance`)).body).toEqual({ paise: 0 });
+    expect((await call('POST', '/transfers/retry-failed', { only: [transferId] })).body).toEqual([expect.objectContaining({ id: transferId, status: 'processed' })]);
+    expect((await call('GET', `/linked-accounts/${account.id}/balance`)).body).toEqual({ paise: 1_500 });
+    expectAccepted(await t.gateway.reverseTransfer({ transferId, amountPaise: 500 }));
+    expect((await call('GET', `/transfers/${transferId}/reversals`)).body).toEqual([expect.objectContaining({ transfer_id: transferId, amount: 500 })]);
+    expect(await call('PUT', `/linked-accounts/${account.id}/balance`, { paise: 0 })).toMatchObject({ status: 200 });
+    expect(await t.gateway.reverseTransfer({ transferId })).toMatchObject({ type: 'rejected', error: { description: 'The linked account does not have sufficient balance to process a reversal.' } });
   });
 
   test('when a control request is malformed, then it answers 400 in the error shape and changes nothing', async () => {

@@ -6,13 +6,42 @@ import type { SandboxContext } from '../context';
 import { invalidApiKey, RazorpayApiError } from '../errors';
 import { captureByApi, createOrder, fetchOrder, fetchPayment, orderPayments } from '../checkout';
 import { createRefund, fetchRefund } from '../refunds';
-import { createDirectTransfer, createPaymentTransfers, fetchTransfer, listTransfers } from '../transfers';
-import { captureBody, collection, directTransferBody, orderBody, parseListQuery, parseRequest, paymentTransfersBody, refundBody } from '../rules';
+import { createDirectTransfer, createPaymentTransfers, fetchTransfer, listTransfers, reversalsOf, reverseTransfer, transfersOfPayment } from '../transfers';
+import { captureBody, collection, directTransferBody, orderBody, parseListQuery, parseRequest, paymentTransfersBody, refundBody, reversalBody } from '../rules';
+import type { IdempotencyStore } from '../idempotency';
 import { fetchSettlement, reconRows, type SettlementBook } from '../settlements';
 import { answerOf, runGuarded, type Answer } from './guard';
 
 type Params = { id: string };
 const ok = (body: unknown): Answer => ({ status: 200, body: structuredClone(body) });
+
+/** Runs `create` under an idempotency header when one is sent: the first answer (rejections included)
+ * is replayed for the same key and body; see idempotency.ts. Without a header, `create` just runs. */
+async function idempotently(store: IdempotencyStore, key: string | string[] | undefined, body: unknown, hold: () => Promise<void>, create: () => Answer): Promise<Answer> {
+  const answerOrRejection = (): Answer => {
+    try {
+      return create();
+    } catch (err) {
+      if (err instanceof RazorpayApiError) return answerOf(err);
+      throw err;
+    }
+  };
+  if (typeof key !== 'string') {
+    await hold();
+    return answerOrRejection();
+  }
+  const claim = store.claim(key, body ?? {});
+  await hold();
+  if (claim.kind === 'replay') return claim.answer;
+  try {
+    const answer = answerOrRejection();
+    claim.complete(answer);
+    return answer;
+  } catch (err) {
+    claim.abandon();
+    throw err;
+  }
+}
 
 function authorised(request: FastifyRequest, keyId: string, keySecret: string): boolean {
   const header = request.headers.authorization ?? '';
@@ -54,9 +83,14 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
     const body = parseRequest(captureBody, req.body);
     return ok(captureByApi(ctx, params(req).id, body.amount, body.currency));
   }));
-  app.post('/v1/payments/:id/refund', (req, reply) => runGuarded(ctx, signal, 'refunds.create', req, reply, async (hold) => {
-    await hold();
-    return ok(createRefund(ctx, params(req).id, parseRequest(refundBody, req.body)));
+  app.post('/v1/payments/:id/refund', (req, reply) => runGuarded(ctx, signal, 'refunds.create', req, reply, (hold) => {
+    const key = req.headers['x-refund-idempotency'];
+    // The key covers the payment as well as the body: the same body for another payment is a different request.
+    return idempotently(ctx.refundIdempotency, key, { payment: params(req).id, body: req.body ?? {} }, hold, () => {
+      const refund = createRefund(ctx, params(req).id, parseRequest(refundBody, req.body));
+      if (typeof key === 'string') ctx.state.refundIdempotencyKeys.set(refund.id, key);
+      return ok(refund);
+    });
   }));
   app.post('/v1/payments/:id/transfers', (req, reply) => runGuarded(ctx, signal, 'payments.transfers', req, reply, async (hold) => {
     await hold();
@@ -65,41 +99,20 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
   }));
   app.get('/v1/payments/:id/transfers', (req, reply) => runGuarded(ctx, signal, 'transfers.list', req, reply, async (hold) => {
     await hold();
-    const payment = fetchPayment(ctx, params(req).id);
-    return ok(collection([...ctx.state.transfers.values()].filter((t) => t.source === payment.id)));
+    return ok(collection(transfersOfPayment(ctx, fetchPayment(ctx, params(req).id))));
   }));
   app.get('/v1/refunds/:id', (req, reply) => runGuarded(ctx, signal, 'refunds.fetch', req, reply, async (hold) => {
     await hold();
     return ok(fetchRefund(ctx, params(req).id));
   }));
 
-  app.post('/v1/transfers', (req, reply) => runGuarded(ctx, signal, 'transfers.create', req, reply, async (hold) => {
+  app.post('/v1/transfers', (req, reply) => runGuarded(ctx, signal, 'transfers.create', req, reply, (hold) => {
     const key = req.headers['x-transfer-idempotency'];
-    const create = (): Answer => {
-      try {
-        const transfer = createDirectTransfer(ctx, parseRequest(directTransferBody, req.body));
-        if (typeof key === 'string') ctx.state.transferIdempotencyKeys.set(transfer.id, key);
-        return ok(transfer);
-      } catch (err) {
-        if (err instanceof RazorpayApiError) return answerOf(err);
-        throw err;
-      }
-    };
-    if (typeof key !== 'string') {
-      await hold();
-      return create();
-    }
-    const claim = ctx.idempotency.claim(key, req.body ?? {});
-    await hold();
-    if (claim.kind === 'replay') return claim.answer;
-    try {
-      const answer = create();
-      claim.complete(answer);
-      return answer;
-    } catch (err) {
-      claim.abandon();
-      throw err;
-    }
+    return idempotently(ctx.idempotency, key, req.body, hold, () => {
+      const transfer = createDirectTransfer(ctx, parseRequest(directTransferBody, req.body));
+      if (typeof key === 'string') ctx.state.transferIdempotencyKeys.set(transfer.id, key);
+      return ok(transfer);
+    });
   }));
   app.get('/v1/transfers', (req, reply) => runGuarded(ctx, signal, 'transfers.list', req, reply, async (hold) => {
     await hold();
@@ -108,6 +121,14 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
   app.get('/v1/transfers/:id', (req, reply) => runGuarded(ctx, signal, 'transfers.fetch', req, reply, async (hold) => {
     await hold();
     return ok(fetchTransfer(ctx, params(req).id));
+  }));
+  app.post('/v1/transfers/:id/reversals', (req, reply) => runGuarded(ctx, signal, 'transfers.reverse', req, reply, async (hold) => {
+    await hold();
+    return ok(reverseTransfer(ctx, params(req).id, parseRequest(reversalBody, req.body)));
+  }));
+  app.get('/v1/transfers/:id/reversals', (req, reply) => runGuarded(ctx, signal, 'transfers.reversals', req, reply, async (hold) => {
+    await hold();
+    return ok(collection(reversalsOf(ctx, params(req).id)));
   }));
 
   app.get('/v1/settlements/recon/combined', (req, reply) => runGuarded(ctx, signal, 'settlements.recon', req, reply, async (hold) => {

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { SandboxControl } from '../control';
+import type { SandboxControlExtras } from '../sandboxControl';
 import { RazorpayApiError } from '../errors';
 
 const accountStatus = z.enum(['activated', 'suspended', 'not_activated']);
@@ -17,7 +18,8 @@ const faultKind = z.discriminatedUnion('kind', [
 const faultRule = z.object({
   endpoint: z.enum([
     'orders.create', 'orders.fetch', 'orders.payments', 'payments.fetch', 'payments.capture', 'payments.transfers', 'transfers.create',
-    'transfers.fetch', 'transfers.list', 'refunds.create', 'refunds.fetch', 'settlements.recon', 'settlements.fetch', 'settlements.list', '*',
+    'transfers.fetch', 'transfers.list', 'refunds.create', 'refunds.fetch', 'settlements.recon', 'settlements.fetch', 'settlements.list',
+    'transfers.reverse', 'transfers.reversals', '*',
   ]),
   fault: faultKind,
   calls: z.array(z.number().int().min(1)).optional(),
@@ -37,7 +39,7 @@ async function answer(reply: FastifyReply, fn: () => Promise<unknown>): Promise<
   }
 }
 
-export function controlRoutes(app: FastifyInstance, control: SandboxControl): void {
+export function controlRoutes(app: FastifyInstance, control: SandboxControl & SandboxControlExtras): void {
   const body = <S extends z.ZodType>(schema: S, b: unknown): z.output<S> => schema.parse(b ?? {});
   type Id = { id: string };
 
@@ -72,12 +74,17 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl): vo
 
   app.get('/_sandbox/transfers', (req, reply) => answer(reply, () => control.transfers(body(z.object({ recipient: z.string().optional() }), req.query))));
   app.post('/_sandbox/transfers/process', (req, reply) => answer(reply, () => control.processPendingTransfers(body(z.object({ fail: z.array(z.string()).optional() }), req.body))));
+  app.post('/_sandbox/transfers/retry-failed', (req, reply) => answer(reply, () => control.retryFailedTransfers(body(z.object({ only: z.array(z.string()).optional(), fail: z.array(z.string()).optional() }), req.body))));
+  app.get('/_sandbox/transfers/:id/reversals', (req, reply) => answer(reply, () => control.reversals((req.params as Id).id)));
+  app.get('/_sandbox/linked-accounts/:id/balance', (req, reply) => answer(reply, async () => ({ paise: await control.linkedAccountBalance((req.params as Id).id) })));
+  app.put('/_sandbox/linked-accounts/:id/balance', (req, reply) =>
+    answer(reply, () => control.setLinkedAccountBalance((req.params as Id).id, body(z.object({ paise: z.number().int().min(0) }), req.body).paise)));
   app.get('/_sandbox/refunds', (_req, reply) => answer(reply, () => control.refunds()));
 
   app.get('/_sandbox/clock', (_req, reply) => answer(reply, async () => ({ unixMs: await control.now() })));
   app.put('/_sandbox/clock', (req, reply) => answer(reply, () => control.setClock(body(z.object({ unixMs: z.number().int().nullable() }), req.body).unixMs)));
   app.post('/_sandbox/settlements/run', (req, reply) =>
-    answer(reply, () => control.runSettlements(body(z.object({ date: isoDate, holidays: z.array(isoDate).optional() }), req.body))));
+    answer(reply, () => control.runSettlements(body(z.object({ date: isoDate, holidays: z.array(isoDate).optional(), utrDelayMs: z.number().int().min(0).optional() }), req.body))));
   app.post('/_sandbox/adjustments', (req, reply) =>
     answer(reply, () => control.injectAdjustment(body(z.object({ amountPaise: z.number().int(), description: z.string().min(1), date: isoDate }), req.body))));
   app.get('/_sandbox/bank-statement.csv', (req, reply) => answer(reply, () => control.bankStatementCsv(body(z.object({ from: isoDate, to: isoDate }), req.query))));

@@ -1,0 +1,146 @@
+/** Issue 10 item 4: a split's outcome does not depend on one webhook arriving at the right moment.
+ * The split sweep (splitTransferSweepWorkflow on the real Temporal dev server) fetches the payment's
+ * transfers from the sandbox for every split still `expected`; a split Razorpay reports failed is
+ * owed offline only once Razorpay has stopped retrying it, and a later transfer.processed settles it.
+ * The sandbox's ledger (its transfer, the linked account's balance) shows where the money is. */
+import { randomBytes } from 'node:crypto';
+import { SPLIT_RETRY_WINDOW_MS } from '../../src/moneyin/splitTransfers';
+import { splitTransferSweepWorkflow } from '../../src/workflows/splitTransfer';
+import { recordHistory } from './payoutSeed';
+import {
+  openOfflineLedger, placeSplitOrder, runMissedWebhookSweep, runSplitSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack,
+} from './splits.support';
+
+describe('splits: followed with the provider until final', () => {
+  let s: SplitStack;
+
+  beforeAll(async () => {
+    // Order transfers stay `created` at the sandbox until the test processes or fails them.
+    s = await startSplitStack({ name: 'split-follow-up', sandbox: { transferProcessingDelayMs: 600_000 } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  afterEach(async () => {
+    s.shiftClock(0);
+    await s.control.setWebhookDelivery(true);
+  });
+
+  const providerSplit = async (linkedAccountId: string, gatewayOrderId: string) =>
+    (await s.control.transfers({ recipient: linkedAccountId })).filter((t) => t.source === gatewayOrderId);
+
+  test('when transfer.failed is delivered before payment.captured, then the split is still followed and owed offline only once Razorpay stops retrying', async () => {
+    const vendor = await seedVendor(s, 'split_ooo');
+    const order = await placeSplitOrder(s, vendor);
+    // payment.captured and order.paid are held back until the split's transfer.failed has gone first.
+    await s.control.injectWebhookFault('out_of_order', { events: ['payment.captured', 'order.paid'], count: 2 });
+    await s.control.payOrder(order.gatewayOrderId);
+    const [transfer] = await providerSplit(vendor.linkedAccountId, order.gatewayOrderId);
+    await s.control.processPendingTransfers({ fail: [transfer!.id] });
+    await s.control.drainWebhooks();
+    const events = (await s.control.webhookEvents()).filter((e) => e.body.includes(order.gatewayOrderId) && e.event !== 'payment.authorized');
+    expect(events.map((e) => e.event)).toEqual(['payment.captured', 'order.paid', 'transfer.failed']); // emitted in this order…
+    const received = await s.db.query('SELECT event_type FROM processed_events WHERE event_id = ANY($1) ORDER BY received_at', [events.map((e) => e.id)]);
+    expect(received.rows.map((r) => r.event_type)).toEqual(['transfer.failed', 'payment.captured', 'order.paid']); // …received the other way round
+    expect((await s.db.query('SELECT status FROM orders WHERE id = $1', [order.orderId])).rows[0].status).toBe('paid');
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: null });
+
+    // The sweep asks the provider: failed, but Razorpay retries it on following days, so not owed yet.
+    expect(await runSplitSweep(s)).toMatchObject({ checked: 1, stillOpen: 1 });
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: 'failed', provider_transfer_id: transfer!.id, first_failed_at: expect.any(Date) });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+
+    // Past Razorpay's retry window with the transfer still failed: final, and owed offline exactly once.
+    s.shiftClock(SPLIT_RETRY_WINDOW_MS + 60_000);
+    expect(await runSplitSweep(s)).toMatchObject({ checked: 1, failed: 1 });
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'failed', provider_status: 'failed', final_at: expect.any(Date) });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([{ amount_paise: order.splitPaise, route: 'split' }]);
+    expect(await runSplitSweep(s)).toMatchObject({ checked: 0 }); // final: no longer asked about
+    // The sandbox: the split failed, the linked account got nothing.
+    expect((await providerSplit(vendor.linkedAccountId, order.gatewayOrderId)).map((t) => t.status)).toEqual(['failed']);
+    expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(0);
+  });
+
+  test('when Razorpay retries a failed split and it processes, then the later transfer.processed settles it and it is never owed offline', async () => {
+    const vendor = await seedVendor(s, 'split_retry');
+    const order = await placeSplitOrder(s, vendor);
+    await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    const [transfer] = await providerSplit(vendor.linkedAccountId, order.gatewayOrderId);
+    await s.control.processPendingTransfers({ fail: [transfer!.id] });
+    await s.control.drainWebhooks();
+    // transfer.failed is a hint: fetched, failed, and still being retried by Razorpay: not owed offline.
+    const failed = await until(() => splitRow(s.db, order.orderId), (r) => r?.provider_status === 'failed');
+    expect(failed).toMatchObject({ status: 'expected', provider_transfer_id: transfer!.id });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+
+    // Razorpay's next-day retry succeeds: transfer.processed, fetched, settles the split.
+    expect(await s.control.retryFailedTransfers({ only: [transfer!.id] })).toEqual([expect.objectContaining({ id: transfer!.id, status: 'processed' })]);
+    await s.control.drainWebhooks();
+    const settled = await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed');
+    expect(settled).toMatchObject({ provider_status: 'processed', processed_after_final: false });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+    expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(order.splitPaise);
+    // Even past the window nothing moves it back: the split paid.
+    s.shiftClock(SPLIT_RETRY_WINDOW_MS * 2);
+    await runSplitSweep(s);
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'processed' });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+  });
+
+  test('when every webhook of a split order is lost and the missed-webhook sweep pays it, then the split sweep settles the split from the provider', async () => {
+    const vendor = await seedVendor(s, 'split_lost');
+    const order = await placeSplitOrder(s, vendor);
+    await s.control.setWebhookDelivery(false);
+    await s.control.payOrder(order.gatewayOrderId);
+    await s.control.processPendingTransfers();
+    expect((await runMissedWebhookSweep(s)).capturedFound).toBeGreaterThanOrEqual(1);
+    expect((await s.db.query('SELECT status, paid_via FROM orders WHERE id = $1', [order.orderId])).rows[0]).toEqual({ status: 'paid', paid_via: 'sweep' });
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected' });
+
+    const result = await runSplitSweep(s);
+    expect(result).toMatchObject({ processed: 1, errors: 0 });
+    const [transfer] = await providerSplit(vendor.linkedAccountId, order.gatewayOrderId);
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'processed', provider_status: 'processed', provider_transfer_id: transfer!.id, final_at: expect.any(Date) });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+    expect(transfer).toMatchObject({ status: 'processed', amount: order.splitPaise });
+    expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(order.splitPaise);
+    const checks = await s.db.query('SELECT trigger, provider_status, status_after FROM split_transfer_checks WHERE order_id = $1 ORDER BY id', [order.orderId]);
+    expect(checks.rows).toEqual([{ trigger: 'sweep', provider_status: 'processed', status_after: 'processed' }]);
+  });
+
+  test('when the provider cannot answer for one split, then the others are still followed and it is asked again next run', async () => {
+    const vendor = await seedVendor(s, 'split_fault');
+    const first = await placeSplitOrder(s, vendor);
+    const second = await placeSplitOrder(s, vendor);
+    for (const o of [first, second]) await s.control.payOrder(o.gatewayOrderId);
+    await s.control.drainWebhooks();
+    await s.control.setWebhookDelivery(false);
+    await s.control.processPendingTransfers();
+    // The provider's first answer (for the first split asked about) is a 500.
+    await s.control.injectFault({ endpoint: 'transfers.list', fault: { kind: 'server_error_before' }, calls: [1] });
+    const result = await runSplitSweep(s);
+    await s.control.clearFaults();
+    expect(result).toMatchObject({ checked: 2, errors: 1, processed: 1 });
+    const again = await runSplitSweep(s);
+    expect(again.errors).toBe(0);
+    for (const o of [first, second]) expect(await splitRow(s.db, o.orderId)).toMatchObject({ status: 'processed' });
+  });
+
+  test('when one split is still pending at the provider, then a run checks it once and leaves it open (its history is a replay fixture)', async () => {
+    const vendor = await seedVendor(s, 'split_history');
+    const order = await placeSplitOrder(s, vendor);
+    await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    const workflowId = `split-transfer-sweep-history-${randomBytes(3).toString('hex')}`;
+    const result = await s.temporal.client.workflow.execute(splitTransferSweepWorkflow, { workflowId, taskQueue: s.temporal.taskQueue, args: [{ batchSize: 1 }] });
+    expect(result).toMatchObject({ checked: 1, stillOpen: 1 });
+    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: 'created' });
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+    await recordHistory(s.temporal.client, workflowId, 'split-transfer-sweep');
+    await s.control.processPendingTransfers();
+    await s.control.drainWebhooks();
+    await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed');
+    expect(await runSplitSweep(s)).toMatchObject({ checked: 0 });
+  });
+});
