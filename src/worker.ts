@@ -3,7 +3,8 @@
  * on WORKER_HEALTH_PORT); the stack and the tests build it in-process. */
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { installRuntime, sdkLogger } from './temporal/runtime';
+import { installRuntime, sdkLogger, sdkMetricsUrl } from './temporal/runtime';
+import { createPayoutMetrics } from './observability/metrics';
 import { loadConfig, type Config } from './config/config';
 import { createPool, poolOptionsFrom, type Db } from './db/pool';
 import { createActivities, type ActivityDeps } from './activities';
@@ -54,7 +55,9 @@ async function main(): Promise<void> {
   const connection = await connectWorkerWithRetry(config, logger);
   const client = await connectClientWithRetry(config, logger);
   const worker = await bootProductionWorker({ config, db, client, connection });
+  const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl });
   const health = await startHealthServer({
+    metrics: () => metrics.render(),
     host: config.HTTP_HOST,
     port: config.WORKER_HEALTH_PORT,
     readiness: () => readiness({

@@ -5,6 +5,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { logger } from '../logger';
 import { installRouteAuth } from '../auth/routeAuth';
+import { apiMetrics } from '../observability/apiMetrics';
 import { openApiRoutes } from './openapi';
 import { version as packageVersion } from '../../package.json';
 import { frameworkErrors, installErrorHandler } from './errors';
@@ -45,6 +46,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installErrorHandler(app);
   // Before any route is registered: the onRoute check must see every one of them.
   installRouteAuth(app, deps.db);
+  await apiMetrics(app, deps);
   await app.register(async (scope) => healthRoutes(scope, deps));
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));

@@ -9,7 +9,9 @@ import { satisfies, type RoleRequirement } from './roles';
 
 export type RouteAuth =
   | { roles: readonly RoleRequirement[] }
-  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' | 'docs' };
+  // 'metrics': Prometheus scrapes without credentials; /metrics carries counts, aggregate amounts
+  // and ages, no id, secret or personal data (src/observability/apiMetrics.ts).
+  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' | 'docs' | 'metrics' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

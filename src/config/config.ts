@@ -8,6 +8,21 @@ const duration = z.coerce.number().int().min(1); // milliseconds
 const onOff = z.enum(['on', 'off']);
 const commaList = z.string().default('').transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean));
 
+/** `host:port` (IPv6 in brackets) the SDK's Prometheus exporter binds, or `off` (the default: two
+ * workers on one host would otherwise fight over one port). The worker's /metrics appends what
+ * the exporter serves, so a loopback address is enough for one scrape target per worker. */
+export const sdkMetricsAddressSchema = z
+  .string()
+  .trim()
+  .transform((v) => v || 'off')
+  .pipe(z.union([
+    z.literal('off').transform(() => null),
+    z.string().refine((v) => {
+      const port = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v)?.[1];
+      return port !== undefined && Number(port) <= 65_535;
+    }, 'expected host:port (e.g. 127.0.0.1:9464) or off'),
+  ]));
+
 export const configSchema = z.object({
   /** `production` refuses every default or sample secret, as talking to real Razorpay does. */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -44,6 +59,8 @@ export const configSchema = z.object({
   WORKER_SCHEDULES: onOff.default('on'),
   /** The worker's own HTTP port for /health and /ready (0: a free port, printed at start). */
   WORKER_HEALTH_PORT: port.default(3001),
+  /** The worker's Temporal SDK metrics exporter address (host:port), or off; see sdkMetricsAddressSchema. */
+  WORKER_SDK_METRICS_ADDRESS: sdkMetricsAddressSchema.default(null),
   /** Bind address of the API and the worker's health port. */
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   /** Razorpay API keys (the sandbox accepts exactly these). */

@@ -1,6 +1,9 @@
 /** The Temporal SDK's process-wide runtime. Installed before the first worker connection so the
- * SDK's own logs follow LOG_LEVEL like ours (one step quieter). */
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+ * SDK's own logs follow LOG_LEVEL like ours (one step quieter), and so its worker metrics (task
+ * latencies, slots, polls) are exported for Prometheus when WORKER_SDK_METRICS_ADDRESS says where. */
+import { IllegalStateError } from '@temporalio/common';
+import { sdkMetricsAddressSchema } from '../config/config';
+import { DefaultLogger, Runtime, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
 
 /** The SDK's own chatter (worker state changes, webpack's bundle report) is for debugging: it shows
  * at LOG_LEVEL=debug or trace; otherwise only its warnings and errors do. */
@@ -9,13 +12,46 @@ export function sdkLogger(): DefaultLogger {
   return new DefaultLogger(levels[process.env.LOG_LEVEL ?? 'info'] ?? 'WARN');
 }
 
+export function sdkMetricsAddressFrom(env: NodeJS.ProcessEnv): string | null {
+  const parsed = sdkMetricsAddressSchema.safeParse(env.WORKER_SDK_METRICS_ADDRESS ?? 'off');
+  if (!parsed.success) {
+    throw new Error(`WORKER_SDK_METRICS_ADDRESS=${JSON.stringify(env.WORKER_SDK_METRICS_ADDRESS)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** Prometheus naming: counters end in _total, durations are seconds and say so. */
+export function runtimeOptions(metricsAddress: string | null): RuntimeOptions {
+  return {
+    logger: sdkLogger(),
+    ...(metricsAddress === null ? {} : {
+      telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true, unitSuffix: true } } },
+    }),
+  };
+}
+
 let installed = false;
+let exporterAddress: string | null = null;
+
 export function installRuntime(): void {
   if (installed) return;
+  const address = sdkMetricsAddressFrom(process.env);
   installed = true;
   try {
-    Runtime.install({ logger: sdkLogger() });
-  } catch {
-    // A runtime already exists in this process: keep it.
+    Runtime.install(runtimeOptions(address));
+    exporterAddress = address;
+  } catch (err) {
+    // A runtime already exists in this process: keep it. Anything else (the exporter's port is
+    // taken) is a start-up error.
+    if (!(err instanceof IllegalStateError)) throw err;
   }
+}
+
+/** Where this process's SDK metrics can be read, or null when the exporter is off. */
+export function sdkMetricsUrl(): string | null {
+  if (exporterAddress === null) return null;
+  const port = exporterAddress.slice(exporterAddress.lastIndexOf(':') + 1);
+  const host = exporterAddress.slice(0, exporterAddress.lastIndexOf(':'));
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  return `http://${reachable}:${port}/metrics`;
 }

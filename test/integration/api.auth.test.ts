@@ -67,7 +67,7 @@ describe('API authentication and roles', () => {
     { method: 'POST', url: '/finance/recon/exceptions/:id/resolve', path: () => '/finance/recon/exceptions/999999/resolve', body: () => ({ note: 'not ours' }) },
     { method: 'POST', url: '/finance/bank-statements', path: () => '/finance/bank-statements', body: () => ({ csv: 'nonsense' }) },
   ];
-  const PUBLIC = ['GET /health', 'GET /ready', 'POST /webhooks/razorpay', 'POST /v1/orders/:orderId/payment-callback', 'GET /openapi.json'];
+  const PUBLIC = ['GET /health', 'GET /ready', 'POST /webhooks/razorpay', 'POST /v1/orders/:orderId/payment-callback', 'GET /openapi.json', 'GET /metrics'];
 
   test('when the routes are listed, then each one is in this table or declared public for a stated reason', () => {
     // The Swagger UI's own routes (/docs/…) are documentation, public by declaration in routeAuth.

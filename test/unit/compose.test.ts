@@ -76,7 +76,7 @@ const ONE_SHOT = ['migrate', 'temporal-admin-tools'];
 
 describe('docker-compose.yml', () => {
   it('has the services of a full stack, the app ones built from the Dockerfile', () => {
-    for (const name of ['postgres', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'migrate', 'api', 'sandbox']) service(name);
+    for (const name of ['postgres', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'migrate', 'api', 'sandbox', 'prometheus', 'grafana']) service(name);
     expect(workers.length).toBeGreaterThanOrEqual(1);
     expect(appServices.sort()).toEqual(['api', 'migrate', 'sandbox', ...workers].sort());
   });
@@ -287,6 +287,32 @@ describe('docker-compose.yml', () => {
 
     it('no longer tells to start the sandbox with a bare --profile', () => {
       expect(header).not.toContain('--profile sandbox');
+    });
+  });
+
+  describe('10. metrics: Prometheus and Grafana', () => {
+    it.each(['prometheus', 'grafana'])('%s runs a pinned image, is healthy on its own HTTP check and is published on loopback only', (name) => {
+      const s = service(name);
+      expect(s.image).toMatch(/^(prom\/prometheus|grafana\/grafana):v?\d+\.\d+\.\d+$/);
+      expect(testOf(s)).toMatch(/^CMD wget -q -O \/dev\/null http:\/\/127\.0\.0\.1:\d+\//);
+      expect(s.ports?.length).toBe(1);
+      for (const port of s.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    });
+
+    it('Prometheus loads the rules and keeps its data in a volume; Grafana starts once Prometheus is healthy', () => {
+      expect(service('prometheus').volumes).toEqual(expect.arrayContaining(['./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro', 'prometheus-data:/prometheus']));
+      expect(dependsOn(service('grafana'))).toEqual({ prometheus: { condition: 'service_healthy' } });
+      expect(service('grafana').volumes).toContain('grafana-data:/var/lib/grafana');
+    });
+
+    it('Grafana has no default admin password: viewers are anonymous and no admin account is created', () => {
+      const env = service('grafana').environment ?? {};
+      expect(env).toMatchObject({ GF_AUTH_ANONYMOUS_ENABLED: 'true', GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer', GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION: 'true' });
+      expect(env.GF_SECURITY_ADMIN_PASSWORD).toBeUndefined();
+    });
+
+    it.each(workers)('%s exports the Temporal SDK metrics on its own loopback, for its /metrics to append', (name) => {
+      expect(service(name).environment?.WORKER_SDK_METRICS_ADDRESS).toMatch(/^127\.0\.0\.1:\d+$/);
     });
   });
 
