@@ -64,6 +64,8 @@ async function main(): Promise<void> {
         webhookUrl: `${apiUrl}/webhooks/razorpay`,
         // A visible pending → processed step in the demo, unless configured otherwise (0 means 0).
         transferProcessingDelayMs: process.env.SANDBOX_TRANSFER_DELAY_MS ? config.SANDBOX_TRANSFER_DELAY_MS : 2_000,
+        // A second start is the same world: the demo's linked accounts, balances and transfers remain.
+        stateFile: path.join(projectRoot, '.data', 'sandbox-state.json'),
       });
       const running = sandbox;
       stops.push(() => running.close());

@@ -15,4 +15,13 @@ export class SandboxClock {
   set(unixMs: number | null): void {
     this.offsetMs = unixMs === null ? 0 : unixMs - Date.now();
   }
+
+  /** How far the clock is moved from the wall clock (persisted with the sandbox's state). */
+  offset(): number {
+    return this.offsetMs;
+  }
+
+  setOffset(ms: number): void {
+    this.offsetMs = ms;
+  }
 }

@@ -54,6 +54,15 @@ export class IdempotencyStore {
 
   constructor(private readonly rules: IdempotencyRules = TRANSFER_IDEMPOTENCY) {}
 
+  /** Answered keys only (a request in progress when the sandbox stopped never answered). */
+  snapshot(): Array<[string, Entry]> {
+    return [...this.entries].filter(([, e]) => e.answer !== null);
+  }
+
+  restore(entries: unknown): void {
+    this.entries = new Map(Array.isArray(entries) ? (entries as Array<[string, Entry]>) : []);
+  }
+
   /** Throws a RazorpayApiError for a bad key, a different body or a request in progress. */
   claim(key: string, body: unknown): IdempotencyClaim {
     if (!this.rules.keyFormat.test(key)) throw badRequest(this.rules.keyFormatMessage, this.rules.header);

@@ -13,6 +13,7 @@ import { FaultInjector } from './faults';
 import { IdempotencyStore, REFUND_IDEMPOTENCY, TRANSFER_IDEMPOTENCY } from './idempotency';
 import { SandboxState } from './state';
 import { SettlementBook } from './settlements';
+import { persistSandbox, restoreSandbox } from './persistence';
 import { WebhookDispatcher } from './webhooks';
 import { apiRoutes } from './routes/api';
 import { controlRoutes } from './routes/control';
@@ -38,6 +39,8 @@ export interface SandboxOptions {
   webhookTimeoutMs?: number;
   platformAccountId?: string;
   initialPlatformBalancePaise?: number;
+  /** Keep the sandbox's state in this file across restarts (the dev stack); absent: memory only. */
+  stateFile?: string;
 }
 
 export interface RunningSandbox {
@@ -84,6 +87,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   };
   const book = new SettlementBook();
   const control = createSandboxControl(ctx, book);
+  const restored = opts.stateFile ? restoreSandbox(opts.stateFile, ctx, book) : false;
+  const persisted = opts.stateFile ? persistSandbox(opts.stateFile, ctx, book) : null;
 
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 5 * 1024 * 1024 });
   // Razorpay ignores a JSON content type on a bodiless request; so does the sandbox.
@@ -103,6 +108,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
 
+  // Transfers a stop left pending would otherwise wait for a timer that no longer exists.
+  if (restored) await control.processPendingTransfers();
   let closed = false;
   return {
     baseUrl,
@@ -110,6 +117,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     async close() {
       if (closed) return;
       closed = true;
+      persisted?.stop();
+      persisted?.flush();
       lifetime.abort();
       ctx.timers.clear();
       ctx.webhooks.close();
