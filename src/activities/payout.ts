@@ -110,7 +110,10 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     async recordTransferOutcome(req: TransferRequest, outcome: MoneyOutcome<RzpTransfer>): Promise<Recorded> {
       // (The workflow never passes a `not_sent` outcome here: the gate recorded it already.)
-      if (outcome.type !== 'accepted') logger.warn({ err: outcome, ...payoutLogFields({ id: req.payoutId, orderId: req.orderId }) }, 'direct transfer not accepted');
+      const fields = payoutLogFields({ id: req.payoutId, orderId: req.orderId });
+      // The gateway adapter has already logged the provider's answer whole.
+      if (outcome.type === 'rejected') logger.warn({ ...fields, code: outcome.error.code }, 'direct transfer rejected');
+      else if (outcome.type === 'unknown') logger.warn({ ...fields, reason: outcome.reason, detail: outcome.detail }, 'direct transfer outcome unknown: the resolver will ask the provider');
       return recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
     },
 

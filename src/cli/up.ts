@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       `  API               ${apiUrl}  (GET /health)`,
       `  Razorpay          ${sandbox ? `sandbox at ${sandbox.baseUrl} (webhooks → ${apiUrl}/webhooks/razorpay)` : runtimeConfig.RAZORPAY_BASE_URL ?? 'https://api.razorpay.com'}`,
       `  PostgreSQL        ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
-      `  API keys (dev)    ${path.relative(process.cwd(), credentials.file)}; e.g. curl -H "Authorization: Bearer ${credentials.keys.ops}" ${apiUrl}/ops/payouts/counters`,
+      `  API keys (dev)    in ${path.relative(process.cwd(), credentials.file)}; the payouts CLI finds them (npm run payouts -- queue)`,
       ...Object.entries(credentials.keys).map(([role, key]) => `    ${role.padEnd(9)} ${key}`),
       'Press Ctrl-C to stop everything.',
       '',

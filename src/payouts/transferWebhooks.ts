@@ -36,7 +36,7 @@ async function followTransferHint(deps: { db: Db; gateway: Gateway; temporal?: C
   const transfer = await deps.gateway.fetchTransfer(input.transferId);
   // `source` names what made us ask; the transfer recorded is the fetched one.
   const payout = await inTransaction(deps.db, (tx) => applyTransferEvidence(tx, { transfer, source: `webhook ${input.event}`, policy: deps.policy }));
-  if (payout) logger.info({ orderId: input.orderId, transferId: transfer.id, event: input.event, providerStatus: transfer.status, payoutStatus: payout.status }, 'transfer webhook checked against the provider');
+  if (payout) logger.debug({ orderId: input.orderId, transferId: transfer.id, event: input.event, providerStatus: transfer.status, payoutStatus: payout.status }, 'transfer webhook checked against the provider');
   if (!deps.temporal) return;
   try {
     await deps.temporal.workflow.getHandle(payoutWorkflowId(input.orderId)).signal(transferEvidenceSignal, { event: input.event, transferId: transfer.id });

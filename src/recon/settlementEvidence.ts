@@ -23,7 +23,9 @@ export const settlementWebhookEffects: Record<'settlement.processed', WebhookEff
     const { settlement } = settlementPayloadSchema.parse(envelope.payload);
     const s = settlement.entity;
     await upsertSettlement(tx, s, settlementDayOf(s.created_at), 'webhook');
-    logger.info({ settlementId: s.id, amountPaise: s.amount, utr: s.utr, status: s.status }, s.utr ? 'settlement recorded' : 'settlement recorded without a UTR: it will be fetched again until it has one');
+    const fields = { settlementId: s.id, amountPaise: s.amount, utr: s.utr, status: s.status };
+    if (s.utr) logger.debug(fields, 'settlement recorded');
+    else logger.info(fields, 'settlement recorded without a UTR: it will be fetched again until it has one');
     return [];
   },
 };

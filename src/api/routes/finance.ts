@@ -27,7 +27,7 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     const window = reconWindowSchema.parse(request.body ?? {});
     if (!deps.reconStarter) throw new AppError(503, 'recon_unavailable', 'reconciliation runs are not wired in this process');
     const started = await deps.reconStarter.start(window);
-    request.log.info({ ...started, actor: auditActor(request) }, 'recon run requested');
+    request.log.debug({ ...started, actor: auditActor(request) }, 'recon run requested');
     return reply.status(202).send(started);
   });
 
