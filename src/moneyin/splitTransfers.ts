@@ -21,15 +21,14 @@
  * `expected` (provider_status `failed`, first_failed_at set) until SPLIT_RETRY_WINDOW_MS has passed
  * since the first failure, and only then becomes `failed`; a transfer.processed in the meantime
  * settles it. */
-import { ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../config/config';
 import { SPLIT_TRANSFER_SCHEDULE_ID, SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE, type SplitCheckStatus, type SplitTransferSweepInput } from '../contracts/splitTransfer';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { ensureSchedule, type EnsuredSchedule } from '../temporal/schedules';
+import { ensureSchedule, sweepScheduleOptions, type EnsuredSchedule, type StartWorkflowScheduleOptions } from '../temporal/schedules';
 import type { WebhookEffect } from '../webhooks/types';
 
 /** Razorpay retries a failed order transfer on following days, up to 3 times: three days and a day's
@@ -220,22 +219,12 @@ export function alsoSettlingSplits(event: 'transfer.processed' | 'transfer.faile
 
 type SplitScheduleConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SPLIT_TRANSFER_POLL_MS'>;
 
-export function splitTransferScheduleOptions(config: SplitScheduleConfig): ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>> {
+export function splitTransferScheduleOptions(config: SplitScheduleConfig): StartWorkflowScheduleOptions {
   const args: [SplitTransferSweepInput] = [{}];
-  return {
-    scheduleId: SPLIT_TRANSFER_SCHEDULE_ID,
-    spec: { intervals: [{ every: config.SPLIT_TRANSFER_POLL_MS }] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args,
-      workflowId: SPLIT_TRANSFER_SCHEDULE_ID,
-      workflowExecutionTimeout: '1 hour',
-    },
-    // A sweep still running when the next is due is enough; a missed slot is not worth catching up.
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-  };
+  return sweepScheduleOptions({
+    scheduleId: SPLIT_TRANSFER_SCHEDULE_ID, workflowType: SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE, taskQueue: config.TEMPORAL_TASK_QUEUE,
+    everyMs: config.SPLIT_TRANSFER_POLL_MS, args, workflowExecutionTimeout: '1 hour',
+  });
 }
 
 /** Created (or brought up to date) by the production worker at boot, beside the other Schedules. */

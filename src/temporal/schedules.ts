@@ -2,12 +2,12 @@
  * differ from what config asks for now. Safe for several workers booting at once: a create that
  * loses the race compares and updates instead. */
 import { createHash } from 'node:crypto';
-import { ScheduleAlreadyRunning, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 
 export type EnsuredSchedule = 'created' | 'updated' | 'unchanged';
 
-type StartWorkflowScheduleOptions = ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>>;
+export type StartWorkflowScheduleOptions = ScheduleOptions<ScheduleOptionsStartWorkflowAction<Workflow>>;
 
 /** The Schedule's own memo cannot be changed by an update, so the fingerprint of the desired
  * options travels in the action's workflow memo, which can. */
@@ -38,4 +38,26 @@ export async function ensureSchedule(client: Client, options: StartWorkflowSched
     policies: { ...previous.policies, ...options.policies },
   }));
   return 'updated';
+}
+
+/** A sweep on a cadence: every `everyMs`, one run at a time (a sweep still running when the next is
+ * due is enough: overlap SKIP), a missed slot not caught up after `catchupWindow`. The workflow id
+ * is the Schedule's (Temporal appends the action time). */
+export function sweepScheduleOptions(opts: {
+  scheduleId: string; workflowType: string; taskQueue: string; everyMs: number; args: unknown[];
+  catchupWindow?: number | string; workflowExecutionTimeout?: string;
+}): StartWorkflowScheduleOptions {
+  return {
+    scheduleId: opts.scheduleId,
+    spec: { intervals: [{ every: opts.everyMs }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: opts.workflowType,
+      taskQueue: opts.taskQueue,
+      args: opts.args,
+      workflowId: opts.scheduleId,
+      ...(opts.workflowExecutionTimeout ? { workflowExecutionTimeout: opts.workflowExecutionTimeout } : {}),
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: opts.catchupWindow ?? '1 minute' },
+  };
 }
