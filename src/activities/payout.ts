@@ -83,6 +83,11 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return policy;
     },
 
+    /** A run's first step: the policy and the payout row in one (a local activity). */
+    async startPayoutRun(orderId: string): Promise<{ policy: PayoutPolicy; payout: PayoutView | null }> {
+      return { policy, payout: await findPayoutByOrder(db, orderId, policy.attemptCap) };
+    },
+
     async readPayout(orderId: string): Promise<PayoutView | null> {
       return findPayoutByOrder(db, orderId, policy.attemptCap);
     },
