@@ -13,6 +13,8 @@ import { startHealthServer } from './observability/healthServer';
 import { readiness } from './observability/readiness';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
+import { startOutboxDrainer } from './outbox/drainer';
+import { temporalPayoutStarter } from './payouts/temporalStarter';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
   const connection = await connectWorkerWithRetry(config, logger);
   const client = await connectClientWithRetry(config, logger);
   const worker = await bootProductionWorker({ config, db, client, connection });
+  // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
+  const drainer = startOutboxDrainer({ db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db) });
   const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl });
   const health = await startHealthServer({
     metrics: () => metrics.render(),
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, healthPort: health.port }, 'worker started');
   // The SDK stops the worker on SIGINT/SIGTERM by itself (graceful: running activities finish).
   await worker.run();
+  await drainer.stop();
   await health.close();
   await db.end();
   await client.connection.close();

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/config';
 import { ensureDevCredentials } from './devCredentials';
+import { startOutboxDrainer } from '../outbox/drainer';
 import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
@@ -84,7 +85,9 @@ async function main(): Promise<void> {
     // The same boot as `npm run worker`: the Schedules first, then the worker.
     const worker = await bootProductionWorker({ config: runtimeConfig, db, client, connection: workerConnection });
     const workerRun = worker.run();
+    const drainer = startOutboxDrainer({ db, payoutStarter: deps.activities.payoutStarter! });
     stops.push(async () => {
+      await drainer.stop();
       // The SDK also stops the worker on SIGINT by itself; only ask when it is still running.
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun;

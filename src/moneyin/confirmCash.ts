@@ -13,7 +13,7 @@ export async function confirmCashPayment(deps: MoneyInDeps, orderId: string, con
     if (!order) throw new AppError(404, 'order_not_found', `order ${orderId} does not exist`);
     if (order.paymentMethod !== 'cash') throw new AppError(409, 'not_a_cash_order', `order ${orderId} is paid ${order.paymentMethod}, not in cash`);
     if (order.status === 'cancelled') throw new AppError(409, 'order_cancelled', `order ${orderId} is cancelled`);
-    return startPayoutAfterCommit(orderId, await markPaid(tx, orderId, { via: 'cash', confirmedBy }), deps.payoutStarter);
+    return startPayoutAfterCommit(orderId, await markPaid(tx, orderId, { via: 'cash', confirmedBy }), deps.payoutStarter, deps.db);
   });
   await runAfterCommit(afterCommit);
   return (await orderView(deps.db, orderId))!;

@@ -2,10 +2,11 @@
  * cash confirmation all come here. The conditional UPDATE is the guard: whoever flips the status
  * writes what the vendor is owed, in the same transaction; everyone else changes nothing. */
 import { randomUUID } from 'node:crypto';
-import type { Tx } from '../db/pool';
+import type { Db, Tx } from '../db/pool';
 import type { PaymentMethod, Route } from '../domain/routing';
 import { logger } from '../logger';
-import type { PayoutStarter } from '../payouts/starter';
+import { completeOutboxRow, enqueuePayoutStart, releaseOutboxRow } from '../outbox/outbox';
+import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
 import type { AfterCommit } from './afterCommit';
 import { ledgerRouteOf, offlineLedgerAmountPaise, payableRouteFor } from './orderRules';
 import { pairTermsOrFail } from './referenceData';
@@ -25,7 +26,7 @@ export interface PaidEvidence {
 
 export type MarkPaidResult =
   | { transitioned: false }
-  | { transitioned: true; route: Route; payoutId: string | null };
+  | { transitioned: true; route: Route; payoutId: string | null; /** The payouts_outbox row that starts it. */ outboxId?: number | null };
 
 interface PaidOrderRow {
   id: string; employer_id: string; vendor_id: string; payment_method: PaymentMethod; subsidy_paise: number;
@@ -52,11 +53,14 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
   };
   const route = payableRouteFor(payable, terms);
   const payoutId = await writeWhatTheVendorIsOwed(tx, order, route, evidence.reviewCode ?? null);
+  // The start of its run, in the same transaction: it cannot be lost between the commit and a
+  // process that dies after it (src/outbox). The caller's after-commit step tries first.
+  const outboxId = payoutId ? await enqueuePayoutStart(tx, order.id) : null;
   await tx.query(
     `INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route) VALUES ($1, $2, $3, $4, $5)`,
     [order.id, order.employer_id, order.vendor_id, offlineLedgerAmountPaise(payable), ledgerRouteOf(route)],
   );
-  return { transitioned: true, route, payoutId };
+  return { transitioned: true, route, payoutId, outboxId };
 }
 
 /** Returns the new payout id for a direct transfer. */
@@ -90,14 +94,30 @@ async function writeWhatTheVendorIsOwed(tx: Tx, order: PaidOrderRow, route: Rout
   }
 }
 
-/** After the commit: ask the payout layer to start; a failure only delays it until the sweep. */
-export function startPayoutAfterCommit(orderId: string, result: MarkPaidResult, payoutStarter: PayoutStarter): AfterCommit[] {
+/** After the commit: ask the payout layer to start, then drop the outbox row. A failure only hands
+ * the row to the outbox drainer (with a backoff); the step is detachable, so a webhook replies
+ * without waiting for it. Without `db` the row cannot be dropped and the drainer starts the run a
+ * second time after the writer's lease (idempotent by workflow id: one run). */
+export function startPayoutAfterCommit(orderId: string, result: MarkPaidResult, payoutStarter: PayoutStarter, db?: Pick<Db, 'query'>): AfterCommit[] {
   if (!result.transitioned || !result.payoutId) return [];
+  const outboxId = result.outboxId ?? null;
+  const handOver = async (failure: { attempted: boolean; error?: unknown }) => {
+    if (db && outboxId !== null) await releaseOutboxRow(db, outboxId, failure);
+  };
   return [{
     what: `start payout for order ${orderId}`,
     run: async () => {
-      await payoutStarter.startPayout(orderId);
+      // Nothing to try here: the drainer takes the row now rather than after the lease.
+      if (payoutStarter === leaveForSweep) return handOver({ attempted: false });
+      try {
+        await payoutStarter.startPayout(orderId);
+      } catch (err) {
+        await handOver({ attempted: true, error: err });
+        throw err;
+      }
+      if (db && outboxId !== null) await completeOutboxRow(db, outboxId);
       logger.debug({ orderId, payoutId: result.payoutId }, 'payout start requested');
     },
+    detachable: { skipped: () => handOver({ attempted: false }) },
   }];
 }

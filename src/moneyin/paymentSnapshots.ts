@@ -72,7 +72,7 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
       if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
       if (payment.amount !== owner.customerSharePaise) return paidForReview(tx, payment, owner, via, deps, capturedBySec);
       const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id });
-      return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter);
+      return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter, deps.db);
     }
   }
 }
@@ -92,7 +92,7 @@ async function paidForReview(tx: Tx, payment: PaymentEntity, owner: Extract<Owne
   await raiseEventException(tx, { ...exception, nextAction: mismatchAction(payment.amount, owner.customerSharePaise, result.route.kind) }, `capture:${payment.id}`);
   logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise, route: result.route.kind },
     'captured amount differs from the customer share: payout held for review, recon exception raised');
-  return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter);
+  return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter, deps.db);
 }
 
 function mismatchAction(capturedPaise: number, sharePaise: number, route: Route['kind']): string {

@@ -70,7 +70,7 @@ async function recordOrder(tx: Tx, deps: MoneyInDeps, req: PlaceOrderRequest): P
 
   if (priced.subsidyPaise > 0) await debitWallet(tx, { ownerKind: 'employer', ownerId: req.employerId }, priced.subsidyPaise, orderId);
   const paidAtOnce = await payNowIfNoCheckout(tx, req.paymentMethod, collection, priced, req.employeeId, orderId);
-  const afterCommit = paidAtOnce ? startPayoutAfterCommit(orderId, await markPaid(tx, orderId, { via: paidAtOnce }), deps.payoutStarter) : [];
+  const afterCommit = paidAtOnce ? startPayoutAfterCommit(orderId, await markPaid(tx, orderId, { via: paidAtOnce }), deps.payoutStarter, deps.db) : [];
   return { orderId, created: true, afterCommit };
 }
 

@@ -1,0 +1,167 @@
+/** The outbox drainer, run by the worker process: claims due rows of `payouts_outbox` in small
+ * batches (`FOR UPDATE SKIP LOCKED`, so two drainers never take the same row), starts each payout
+ * workflow idempotently by its id (`payout-<orderId>`, USE_EXISTING + ALLOW_DUPLICATE_FAILED_ONLY;
+ * a closed run counts as done), deletes the rows that started and gives the others a backoff.
+ *
+ * The claim is a lease, not a held transaction: one statement moves the batch's next_attempt_at
+ * forward by CLAIM_LEASE_MS and commits, so no connection is held while Temporal answers, and a
+ * drainer that dies mid-batch only delays its rows until the lease runs out. Each start is cut off
+ * well inside the lease, so a row is never started by two drainers at once. It wakes on NOTIFY
+ * `payouts_outbox` and polls every `pollMs` besides (a lost notification or connection costs at
+ * most that). The payout sweep stays the backstop for anything older than the outbox. */
+import type { PoolClient } from 'pg';
+import type { Db } from '../db/pool';
+import { logger } from '../logger';
+import type { PayoutStarter } from '../payouts/starter';
+import { OUTBOX_CHANNEL, outboxRetryDelayMs, type OutboxRow } from './outbox';
+
+export const CLAIM_LEASE_MS = 30_000;
+export const START_TIMEOUT_MS = 10_000;
+
+export interface DrainerOptions {
+  db: Db;
+  /** The Temporal-backed starter (temporalPayoutStarter), or a test's. */
+  payoutStarter: PayoutStarter;
+  batchSize?: number;
+  pollMs?: number;
+  startTimeoutMs?: number;
+  /** false: no LISTEN connection, poll only. */
+  listen?: boolean;
+}
+
+export interface OutboxDrainer {
+  /** One pass over everything due now; resolves with the number of rows started. */
+  drainNow(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+interface ClaimedRow { id: number; kind: OutboxRow['kind']; order_id: string; attempts: number }
+
+/** Claims up to `limit` due rows under a lease. Exported for tests. */
+export async function claimDue(db: Pick<Db, 'query'>, limit: number, leaseMs: number = CLAIM_LEASE_MS): Promise<OutboxRow[]> {
+  const { rows } = await db.query<ClaimedRow>(
+    `UPDATE payouts_outbox o SET next_attempt_at = now() + $2 * interval '1 millisecond'
+       FROM (SELECT id FROM payouts_outbox WHERE next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) due
+      WHERE o.id = due.id
+      RETURNING o.id, o.kind, o.order_id, o.attempts`,
+    [limit, leaseMs],
+  );
+  return rows.map((r) => ({ id: r.id, kind: r.kind, orderId: r.order_id, attempts: r.attempts }));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
+  const { db, payoutStarter } = opts;
+  const batchSize = opts.batchSize ?? 20;
+  const pollMs = opts.pollMs ?? 1_000;
+  const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  let stopped = false;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let listener: PoolClient | undefined;
+  let relistenTimer: NodeJS.Timeout | undefined;
+
+  async function processBatch(batch: OutboxRow[]): Promise<number> {
+    const outcomes = await Promise.all(batch.map(async (row) => {
+      try {
+        await withTimeout(payoutStarter.startPayout(row.orderId), startTimeoutMs);
+        return { row, ok: true as const };
+      } catch (err) {
+        return { row, ok: false as const, err };
+      }
+    }));
+    const done = outcomes.filter((o) => o.ok).map((o) => o.row.id);
+    if (done.length > 0) await db.query('DELETE FROM payouts_outbox WHERE id = ANY($1::bigint[])', [done]);
+    for (const o of outcomes) {
+      if (o.ok) continue;
+      const attempts = o.row.attempts + 1;
+      const delayMs = outboxRetryDelayMs(attempts);
+      logger.warn({ err: o.err, orderId: o.row.orderId, attempts, retryInMs: delayMs }, 'outbox: payout start failed; retrying later (the payout sweep is the backstop)');
+      await db.query(
+        `UPDATE payouts_outbox SET attempts = $2, next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4 WHERE id = $1`,
+        [o.row.id, attempts, delayMs, String(o.err instanceof Error ? o.err.message : o.err).slice(0, 500)],
+      );
+    }
+    return done.length;
+  }
+
+  async function drainAll(): Promise<number> {
+    let started = 0;
+    while (!stopped) {
+      const batch = await claimDue(db, batchSize);
+      if (batch.length === 0) break;
+      started += await processBatch(batch);
+      if (batch.length < batchSize) break;
+    }
+    return started;
+  }
+
+  /** One pass at a time; a wake during a pass runs one more pass after it. */
+  function drainNow(): Promise<number> {
+    if (running) { again = true; return running; }
+    running = (async () => {
+      let total = 0;
+      try {
+        do {
+          again = false;
+          total += await drainAll();
+        } while (again && !stopped);
+      } catch (err) {
+        logger.error({ err }, 'outbox drain pass failed; the next poll tries again');
+      } finally {
+        running = undefined;
+      }
+      return total;
+    })();
+    return running;
+  }
+
+  function schedulePoll(): void {
+    if (stopped) return;
+    pollTimer = setTimeout(() => { void drainNow().finally(schedulePoll); }, pollMs);
+  }
+
+  async function listen(): Promise<void> {
+    if (stopped || opts.listen === false) return;
+    try {
+      const client = await db.connect();
+      client.on('notification', () => { void drainNow(); });
+      client.on('error', (err) => {
+        logger.warn({ err }, 'outbox LISTEN connection lost; polling until it is back');
+        client.release(err);
+        if (listener === client) listener = undefined;
+        if (!stopped) relistenTimer = setTimeout(() => { void listen(); }, pollMs);
+      });
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (stopped) { client.release(); return; }
+      listener = client;
+    } catch (err) {
+      logger.warn({ err }, 'outbox LISTEN failed; polling');
+      if (!stopped) relistenTimer = setTimeout(() => { void listen(); }, pollMs);
+    }
+  }
+
+  void listen().then(() => drainNow());
+  schedulePoll();
+
+  return {
+    drainNow,
+    async stop() {
+      stopped = true;
+      clearTimeout(pollTimer);
+      clearTimeout(relistenTimer);
+      await running;
+      if (listener) {
+        const client = listener;
+        listener = undefined;
+        try { await client.query(`UNLISTEN ${OUTBOX_CHANNEL}`); client.release(); } catch (err) { client.release(err as Error); }
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/** The payouts outbox (migrations/090_outbox.sql): "start the payout workflow for order X", written
+ * in the transaction that creates the payout row, so the start can never be lost between a commit
+ * and a process that dies after it answered. Whoever wrote the row tries first, right after the
+ * commit and without holding up the reply (`startPayoutAfterCommit`); the drainer in the worker
+ * (./drainer.ts) takes every row that try did not finish: failed, skipped, or its process gone. */
+import type { Db, Tx } from '../db/pool';
+
+/** The LISTEN/NOTIFY channel that wakes the drainer. */
+export const OUTBOX_CHANNEL = 'payouts_outbox';
+
+/** How long the writer's own after-commit try holds a fresh row before a drainer may take it. */
+export const WRITER_LEASE_MS = 5_000;
+
+export interface OutboxRow { id: number; kind: 'start_payout'; orderId: string; attempts: number }
+
+type Queryable = Pick<Db, 'query'>;
+
+/** In the caller's transaction. `leaseMs` 0: due at once (and the drainer is woken at commit). */
+export async function enqueuePayoutStart(tx: Tx, orderId: string, leaseMs: number = WRITER_LEASE_MS): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>(
+    `INSERT INTO payouts_outbox (kind, order_id, next_attempt_at) VALUES ('start_payout', $1, now() + $2 * interval '1 millisecond') RETURNING id`,
+    [orderId, leaseMs],
+  );
+  if (leaseMs <= 0) await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, '']);
+  return rows[0]!.id;
+}
+
+/** Done: the row goes. A row a drainer holds right now is left to it (it deletes it itself). */
+export async function completeOutboxRow(db: Queryable, id: number): Promise<void> {
+  await db.query('DELETE FROM payouts_outbox WHERE id IN (SELECT id FROM payouts_outbox WHERE id = $1 FOR UPDATE SKIP LOCKED)', [id]);
+}
+
+/** Backoff after the n-th failed attempt: 1 s, 2 s, 4 s … capped at 5 min. */
+export function outboxRetryDelayMs(attempts: number): number {
+  return Math.min(1_000 * 2 ** Math.max(0, Math.min(attempts - 1, 20)), 300_000);
+}
+
+/** Not done: counts the attempt when there was one, makes the row due after the backoff (or at
+ * once, `attempted: false`, when the writer only hands it over) and wakes the drainer. */
+export async function releaseOutboxRow(db: Queryable, id: number, failure: { attempted: boolean; error?: unknown }): Promise<void> {
+  const text = failure.error === undefined ? null : String(failure.error instanceof Error ? failure.error.message : failure.error).slice(0, 500);
+  await db.query(
+    `WITH r AS (
+       UPDATE payouts_outbox SET attempts = attempts + $2::int, last_error = coalesce($3, last_error),
+              next_attempt_at = now() + CASE WHEN $2::int = 0 THEN interval '0' ELSE least(interval '5 minutes', interval '1 second' * 2 ^ least(attempts, 20)) END
+        WHERE id IN (SELECT id FROM payouts_outbox WHERE id = $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id)
+     SELECT pg_notify($4, '') FROM r`,
+    [id, failure.attempted ? 1 : 0, text, OUTBOX_CHANNEL],
+  );
+}

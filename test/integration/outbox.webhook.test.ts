@@ -1,0 +1,124 @@
+/** Issue 12 item 1: the webhook replies at the speed of one transaction. The API here is built with
+ * a payout starter that never answers (Temporal hung, or the process about to die): the reply still
+ * comes at once, with the payouts_outbox row committed beside the payout; then, with the API's try
+ * and a first drainer both gone, a drainer started later starts the workflow, once. Real API,
+ * PostgreSQL, Temporal and the sandbox. */
+import type { AddressInfo } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { buildApi } from '../../src/api/server';
+import { payoutWorkflowId } from '../../src/contracts/payout';
+import { claimDue, startOutboxDrainer, type OutboxDrainer } from '../../src/outbox/drainer';
+import type { PayoutStarter } from '../../src/payouts/starter';
+import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import { isolatedPool, testServices } from '../support/db';
+import { mintRoleKeys } from '../support/apiKeys';
+import { startTestSandbox } from '../support/sandbox';
+import { eventually, http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { envelope } from './webhooksHarness';
+
+const EMPLOYER = 'emp_outbox';
+const VENDOR = 'ven_outbox';
+
+describe('outbox: the webhook does not wait for Temporal', () => {
+  let h: MoneyInHarness;
+  let connection: Connection;
+  let client: Client;
+  const taskQueue = `outbox-${randomBytes(4).toString('hex')}`; // no worker polls it: a started run just waits
+  const hungStarts: string[] = [];
+  let drainer: OutboxDrainer | undefined;
+
+  beforeAll(async () => {
+    const { db } = await isolatedPool();
+    const started = await startTestSandbox();
+    const hangs: PayoutStarter = { startPayout: (orderId) => { hungStarts.push(orderId); return new Promise<void>(() => {}); } };
+    const app = await buildApi({ config: started.config, db, gateway: started.gateway, payoutStarter: hangs });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    await started.sandbox.control.setWebhookTarget(`${baseUrl}/webhooks/razorpay`);
+    h = {
+      db, config: started.config, gateway: started.gateway, sandbox: started.sandbox, app, baseUrl, payoutStarts: [], keys: await mintRoleKeys(db),
+      async close() { await started.sandbox.close(); await app.close(); await db.end(); },
+    };
+    await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 });
+    await topUp(h, 'employer', EMPLOYER, 1_000_000);
+    connection = await Connection.connect({ address: testServices().temporalAddress });
+    client = new Client({ connection, namespace: 'default' });
+  });
+
+  afterAll(async () => {
+    await drainer?.stop();
+    await h?.close();
+    await connection?.close();
+  });
+
+  test('when the payout starter hangs, the capture webhook is answered in < 200 ms with the outbox row committed, and a drainer started after the API and a first drainer are gone starts the workflow once', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('outbox'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outbox',
+      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+    });
+    expect(placed.status).toBe(201);
+    const { orderId, gatewayOrderId } = placed.body.order;
+    await h.sandbox.control.setWebhookDelivery(false);
+    const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
+    const captured = { ...payment, status: 'captured', captured: true };
+    const body = envelope(h, 'payment.captured', { payment: captured });
+
+    const t0 = performance.now();
+    const reply = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` });
+    const elapsedMs = performance.now() - t0;
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ duplicate: false });
+    expect(elapsedMs).toBeLessThan(200);
+    expect(hungStarts).toEqual([orderId]); // the API did try, and is still waiting
+
+    // Committed with the reply: the order is paid, the payout pending, its start in the outbox.
+    expect((await h.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid' }]);
+    expect((await h.db.query('SELECT status FROM payouts WHERE order_id = $1', [orderId])).rows).toEqual([{ status: 'pending' }]);
+    const outbox = await h.db.query<{ kind: string; attempts: number; leased: boolean }>(
+      'SELECT kind, attempts, next_attempt_at > now() AS leased FROM payouts_outbox WHERE order_id = $1', [orderId]);
+    expect(outbox.rows).toEqual([{ kind: 'start_payout', attempts: 0, leased: true }]);
+
+    // The API process is gone (its lease runs out), and a first drainer claims the row and dies.
+    await h.db.query('UPDATE payouts_outbox SET next_attempt_at = now() WHERE order_id = $1', [orderId]);
+    expect((await claimDue(h.db, 10, 400)).map((r) => r.orderId)).toEqual([orderId]);
+    expect(await claimDue(h.db, 10)).toEqual([]); // held by the dead drainer's lease
+
+    // A drainer started now, with the real Temporal starter.
+    const real = temporalPayoutStarter(client, taskQueue, h.db);
+    const starts: string[] = [];
+    drainer = startOutboxDrainer({ db: h.db, payoutStarter: { async startPayout(id) { starts.push(id); await real.startPayout(id); } }, pollMs: 100 });
+    const left = await eventually(async () => (await h.db.query('SELECT count(*)::int AS n FROM payouts_outbox')).rows[0].n as number, (n) => n === 0, 10_000);
+    expect(left).toBe(0);
+    const handle = client.workflow.getHandle(payoutWorkflowId(orderId));
+    const described = await handle.describe();
+    expect(described.status.name).toBe('RUNNING');
+    expect(described.taskQueue).toBe(taskQueue);
+
+    await new Promise((r) => setTimeout(r, 500)); // more polls change nothing
+    expect(starts).toEqual([orderId]);
+    // A second start (a late API try, the sweep) joins the same run.
+    await real.startPayout(orderId);
+    expect((await client.workflow.getHandle(payoutWorkflowId(orderId)).describe()).runId).toBe(described.runId);
+    await handle.terminate('test over');
+    await drainer.stop();
+  });
+
+  test('when the same capture is delivered again, the duplicate writes no second outbox row', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('outbox-dup'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outbox',
+      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+    });
+    const { orderId, gatewayOrderId } = placed.body.order;
+    const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
+    const body = envelope(h, 'payment.captured', { payment: { ...payment, status: 'captured', captured: true } });
+    const first = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` });
+    const again = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` }); // a new event id for the same fact
+    const same = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` });
+    expect([first.status, again.status, same.status]).toEqual([200, 200, 200]);
+    const rows = await h.db.query('SELECT count(*)::int AS n FROM payouts_outbox WHERE order_id = $1', [orderId]);
+    // The drainer from the first test may already have taken it: never more than one.
+    expect(rows.rows[0].n).toBeLessThanOrEqual(1);
+    expect((await h.db.query('SELECT count(*)::int AS n FROM payouts WHERE order_id = $1', [orderId])).rows[0].n).toBe(1);
+  });
+});
