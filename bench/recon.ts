@@ -1,19 +1,25 @@
-/** `npm run bench:recon [-- rows]`: end-to-end reconciliation of N gateway rows (default 100,000)
- * on this machine, against a baseline measured in the same run.
+/** `npm run bench:recon [-- 100000,1000000]`: end-to-end reconciliation of N gateway rows on this
+ * machine, against a COPY baseline measured in the same run, interleaved.
  *
- * Setup (not timed): a Temporal dev server and an embedded PostgreSQL (or DATABASE_URL's server),
- * the Razorpay sandbox in-process, N captured payments over three IST days, settled T+2, the bank
- * statement imported, and our side (orders + payments) seeded in bulk.
- * Baseline: the raw pull and store alone — every page of every day fetched over HTTP through the
- * official SDK and upserted into recon_rows, into a database of its own.
- * Measured: reconWorkflow on a real worker (pull + store + settlements + match + exceptions), then
- * the same window again (a rerun). The ratio says what matching and bookkeeping add to the pull. */
+ * Setup per size (not timed): the Razorpay sandbox in-process, N captured payments over three IST
+ * days, settled T+2, the bank statement imported, our side (orders + payments) seeded in bulk, and
+ * the gateway's rows fetched once and encoded for the baseline into a file.
+ * Baseline (bench/copyBaseline.ts, no shared code): COPY of those rows into a staging table with
+ * recon_rows' key. Measured: the pull step alone (`pullReconDay` for every day: every page over
+ * HTTP through the SDK, validated, COPYed into a stage, one upsert), then reconWorkflow on a real
+ * worker (pull + settlements + match + exceptions), then the same window again (a rerun).
+ * Baseline and subjects are interleaved 3 times (medians) below 1,000,000 rows; at 1,000,000 once,
+ * with the baseline beside it, to keep the bench within a few minutes on 2 cores. Every line gives
+ * the load average and the process's peak RSS in the phase (sandbox state included; `+` is the
+ * growth over the RSS the phase started at, i.e. what the measured code itself holds). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../src/config/config';
+import { createReconActivities } from '../src/activities/recon';
+import { loadConfig, type Config } from '../src/config/config';
 import { reconWorkflowId } from '../src/contracts/recon';
 import { migrate } from '../src/db/migrate';
 import { createPool, type Db } from '../src/db/pool';
@@ -22,15 +28,40 @@ import { istDayBounds } from '../src/domain/calendar';
 import { createGateway } from '../src/gateway';
 import type { RzpPayment } from '../src/gateway/types';
 import { importBankStatement } from '../src/recon/bankStatementImport';
-import { toStoredRow } from '../src/recon/gatewayRows';
-import { upsertReconRows } from '../src/recon/repository';
 import { startSandbox } from '../src/sandbox';
 import { createWorker } from '../src/worker';
 import type { reconWorkflow } from '../src/workflows/recon';
+import { appendCopyFile, copyBaseline, createBaselineTable } from './copyBaseline';
 
 // Captures on Tue 09-01, Wed 09-02, Thu 09-03 settle Thu 09-03, Fri 09-04 and Sat 09-05 (the 1st Saturday is a working day).
 const CAPTURE_DAYS = ['2026-09-01', '2026-09-02', '2026-09-03'];
 const WINDOW = { from: '2026-09-01', to: '2026-09-07', asOf: '2026-09-08' };
+const WINDOW_DAYS = ['2026-09-01', '2026-09-02', '2026-09-03', '2026-09-04', '2026-09-05', '2026-09-06', '2026-09-07'];
+const ONCE_FROM = 1_000_000;
+
+const mb = (bytes: number) => Math.round(bytes / 1048576);
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-IN');
+
+interface Phase { rows: number; ms: number; peakRss: number; growth: number; load: string }
+
+/** Runs `work`, sampling RSS every 20 ms: peak, and growth over the RSS at the start. */
+async function phase(work: () => Promise<number>): Promise<Phase> {
+  const startRss = process.memoryUsage.rss();
+  let peak = startRss;
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 20);
+  const t = process.hrtime.bigint();
+  try {
+    const rows = await work();
+    const took = ms(t);
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { rows, ms: took, peakRss: peak, growth: peak - startRss, load: load() };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -55,28 +86,25 @@ async function seedAppSide(db: Db, payments: RzpPayment[]): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const total = Number(process.argv[2] ?? 100_000);
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recon-bench-'));
-  fs.chmodSync(stateDir, 0o777);
-  const base = loadConfig();
-  log(`recon bench: ${total.toLocaleString('en-IN')} gateway rows, ${os.cpus().length} cores, node ${process.version}`);
-  const services = await startServices({ projectRoot: path.resolve(__dirname, '..'), stateDir, persistent: false, temporalPort: 0, temporalUiPort: null, postgresPort: 0, externalDatabaseUrl: base.DATABASE_URL });
+async function benchSize(total: number, ctx: { adminUrl: string; temporalAddress: string; base: Config; connection: Connection; client: Client }): Promise<string[]> {
+  const { base } = ctx;
   const sandbox = await startSandbox({ keyId: base.RAZORPAY_KEY_ID, keySecret: base.RAZORPAY_KEY_SECRET, webhookSecret: base.RAZORPAY_WEBHOOK_SECRET, port: 0 });
   const config = { ...loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl }), BANK_HOLIDAYS: [] as string[], GATEWAY_TIMEOUT_MS: 60_000 };
   const gateway = createGateway(config);
-  const suffix = Date.now();
-  const db = createPool(await ensureDatabase(services.adminDatabaseUrl, `recon_bench_${suffix}`), 10);
-  const baselineDb = createPool(await ensureDatabase(services.adminDatabaseUrl, `recon_bench_base_${suffix}`), 10);
-  let connection: Connection | undefined;
+  const suffix = `${total}_${Date.now()}`;
+  const db = createPool(await ensureDatabase(ctx.adminUrl, `recon_bench_${suffix}`), 10);
+  const baselineDb = createPool(await ensureDatabase(ctx.adminUrl, `recon_bench_base_${suffix}`), 4);
+  const copyFile = path.join(os.tmpdir(), `recon-bench-copy-${suffix}.tsv`);
   let workerConnection: NativeConnection | undefined;
+  const lines: string[] = [];
   try {
     await Promise.all([migrate(db), migrate(baselineDb)]);
+    await createBaselineTable(baselineDb);
     await db.query(`INSERT INTO employers (id, name) VALUES ('emp-1', 'Bench Employer')`);
     await db.query(`INSERT INTO vendors (id, name) VALUES ('ven-1', 'Bench Vendor')`);
 
-    let t = process.hrtime.bigint();
-    const payments: RzpPayment[] = [];
+    const t = process.hrtime.bigint();
+    let payments: RzpPayment[] = [];
     for (const [d, day] of CAPTURE_DAYS.entries()) {
       const perDay = Math.floor(total / CAPTURE_DAYS.length) + (d < total % CAPTURE_DAYS.length ? 1 : 0);
       await sandbox.control.setClock(istDayBounds(day).start.getTime() + 12 * 3_600_000);
@@ -84,57 +112,94 @@ async function main(): Promise<void> {
       for (let i = 0; i < perDay; i++) payments.push(await sandbox.control.capturedPaymentWithoutOrder(10_000 + (i % 5000)));
     }
     await sandbox.control.setWebhookDelivery(false);
-    const settlementDays = ['2026-09-03', '2026-09-04', '2026-09-05'];
-    for (const date of settlementDays) await sandbox.control.runSettlements({ date, holidays: [] });
+    for (const date of ['2026-09-03', '2026-09-04', '2026-09-05']) await sandbox.control.runSettlements({ date, holidays: [] });
     const csv = await sandbox.control.bankStatementCsv({ from: WINDOW.from, to: WINDOW.to });
     const imported = await importBankStatement(db, { text: csv, fileName: 'bench.csv', actor: 'bench' });
     if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
     await seedAppSide(db, payments);
-    log(`setup: ${payments.length} captures, 3 settlements, bank statement and app rows seeded in ${(ms(t) / 1000).toFixed(1)} s (not timed)`);
-
-    // Baseline: pull every page of every day and upsert the raw rows, nothing else.
-    t = process.hrtime.bigint();
-    let baselineRows = 0;
-    for (let day = WINDOW.from; day <= WINDOW.to; day = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)) {
+    payments = [];
+    let gatewayRows = 0;
+    fs.writeFileSync(copyFile, '');
+    for (const day of WINDOW_DAYS) {
       const [year, month, dd] = day.split('-').map(Number) as [number, number, number];
-      const rows = (await gateway.settlementReconRows({ year, month, day: dd })).map((r) => toStoredRow(r, day));
-      baselineRows += await upsertReconRows(baselineDb, rows);
+      const rows = await gateway.settlementReconRows({ year, month, day: dd });
+      appendCopyFile(copyFile, rows as unknown as Array<Record<string, unknown>>);
+      gatewayRows += rows.length;
     }
-    const baselineMs = ms(t);
+    log(`setup ${fmt(total)}: ${fmt(total)} captures, ${fmt(gatewayRows)} gateway rows, 3 settlements, bank statement and app rows seeded in ${(ms(t) / 1000).toFixed(1)} s (not timed); RSS ${mb(process.memoryUsage.rss())} MB`);
 
-    connection = await Connection.connect({ address: services.temporalAddress });
-    const client = new Client({ connection, namespace: 'default' });
-    workerConnection = await NativeConnection.connect({ address: services.temporalAddress });
-    const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue: 'recon-bench', deps: { db, gateway, config } });
+    workerConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
+    const taskQueue = `recon-bench-${suffix}`;
+    const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, deps: { db, gateway, config } });
     const running = worker.run();
-    const run = () => client.workflow.execute<typeof reconWorkflow>('reconWorkflow', { workflowId: reconWorkflowId(WINDOW), taskQueue: 'recon-bench', args: [WINDOW] });
+    const activities = createReconActivities({ db, gateway, config });
+    const resetRecon = () => db.query('TRUNCATE recon_rows, recon_exception_actions, recon_exceptions, recon_runs, settlements');
+    const run = () => ctx.client.workflow.execute<typeof reconWorkflow>('reconWorkflow', { workflowId: `${reconWorkflowId(WINDOW)}-${suffix}-${Date.now()}`, taskQueue, args: [WINDOW] });
+    const reps = total >= ONCE_FROM ? 1 : 3;
+    const results: Record<'copy' | 'pull' | 'first' | 'rerun', Phase[]> = { copy: [], pull: [], first: [], rerun: [] };
     try {
-      t = process.hrtime.bigint();
-      const first = await run();
-      const firstMs = ms(t);
-      t = process.hrtime.bigint();
-      const second = await run();
-      const secondMs = ms(t);
-      const perSecond = (rows: number, took: number) => Math.round(rows / (took / 1000)).toLocaleString('en-IN');
-      log('');
-      log('| measurement | rows | time | rows/s | × baseline |');
-      log('|---|---:|---:|---:|---:|');
-      log(`| baseline: pull all pages + upsert raw rows | ${baselineRows} | ${(baselineMs / 1000).toFixed(2)} s | ${perSecond(baselineRows, baselineMs)} | 1.00 |`);
-      log(`| reconWorkflow end to end (first run) | ${first.rowsFetched} | ${(firstMs / 1000).toFixed(2)} s | ${perSecond(first.rowsFetched, firstMs)} | ${(firstMs / baselineMs).toFixed(2)} |`);
-      log(`| reconWorkflow rerun (same window) | ${second.rowsFetched} | ${(secondMs / 1000).toFixed(2)} s | ${perSecond(second.rowsFetched, secondMs)} | ${(secondMs / baselineMs).toFixed(2)} |`);
-      log('');
-      log(`first run: matched ${first.matched}, exceptions ${first.exceptions} ${JSON.stringify(first.byReason)}; rerun: opened ${second.opened}, changed ${second.changed}, cleared ${second.cleared}`);
-      if (first.exceptions !== 0 || first.rowsFetched !== total) throw new Error('bench data did not reconcile cleanly: the measurement is not valid');
+      for (let rep = 0; rep < reps; rep++) {
+        results.copy.push(await phase(async () => (await copyBaseline(baselineDb, copyFile)).rows));
+        await resetRecon();
+        results.pull.push(await phase(async () => {
+          let rows = 0;
+          const env = new MockActivityEnvironment();
+          for (const day of WINDOW_DAYS) rows += ((await env.run(activities.pullReconDay, { day })) as { rows: number }).rows;
+          return rows;
+        }));
+        await resetRecon();
+        results.first.push(await phase(async () => {
+          const first = await run();
+          if (first.exceptions !== 0 || first.rowsFetched !== gatewayRows) throw new Error(`bench data did not reconcile cleanly (${JSON.stringify(first)}): the measurement is not valid`);
+          return first.rowsFetched;
+        }));
+        results.rerun.push(await phase(async () => (await run()).rowsFetched));
+        log(`  ${fmt(total)} rep ${rep + 1}/${reps}: COPY ${(results.copy[rep]!.ms / 1000).toFixed(2)} s, pull ${(results.pull[rep]!.ms / 1000).toFixed(2)} s, first run ${(results.first[rep]!.ms / 1000).toFixed(2)} s, rerun ${(results.rerun[rep]!.ms / 1000).toFixed(2)} s; load ${load()}`);
+      }
     } finally {
       worker.shutdown();
       await running;
     }
+    const rate = (p: Phase) => p.rows / (p.ms / 1000);
+    const copyRate = median(results.copy.map(rate));
+    const describe = (p: Phase[]) => `peak RSS ${mb(Math.max(...p.map((x) => x.peakRss)))} MB (+${mb(Math.max(...p.map((x) => x.growth)))} MB in phase); load ${p.map((x) => x.load).join(' | ')}`;
+    lines.push(`${fmt(total)} rows | COPY into a keyed staging table (baseline) | ${fmt(copyRate)} rows/s, ${(1e6 / copyRate).toFixed(1)} µs/row | 1.00× | ${describe(results.copy)}${reps === 1 ? ' | once' : ' | median of 3'}`);
+    const figures: Array<[keyof typeof results, string]> = [['pull', 'pull step (pullReconDay × 7 days: HTTP pages + COPY stage + one upsert)'], ['first', 'reconWorkflow end to end, first run'], ['rerun', 'reconWorkflow rerun (same window)']];
+    for (const [key, label] of figures) {
+      const r = median(results[key].map(rate));
+      lines.push(`${fmt(total)} rows | ${label} | ${fmt(r)} rows/s, ${(1e6 / r).toFixed(1)} µs/row | ${(r / copyRate).toFixed(2)}× COPY | ${describe(results[key])}${reps === 1 ? ' | once' : ' | median of 3'}`);
+    }
+    for (const l of lines) log(l);
+    return lines;
   } finally {
     await workerConnection?.close();
-    await connection?.close();
     await db.end();
     await baselineDb.end();
     await sandbox.close();
+    fs.rmSync(copyFile, { force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.argv[2] ?? '100000,1000000').split(',').map(Number);
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recon-bench-'));
+  fs.chmodSync(stateDir, 0o777);
+  const base = loadConfig();
+  log(`recon bench: ${sizes.map(fmt).join(', ')} gateway rows, ${os.cpus().length} cores, node ${process.version}, load ${load()}`);
+  const started = process.hrtime.bigint();
+  const services = await startServices({ projectRoot: path.resolve(__dirname, '..'), stateDir, persistent: false, temporalPort: 0, temporalUiPort: null, postgresPort: 0, externalDatabaseUrl: base.DATABASE_URL });
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address: services.temporalAddress });
+    const client = new Client({ connection, namespace: 'default' });
+    const all: string[] = [];
+    for (const total of sizes) all.push(...await benchSize(total, { adminUrl: services.adminDatabaseUrl, temporalAddress: services.temporalAddress, base, connection, client }));
+    log('');
+    log('size | measurement | rows/s | ratio | memory and load');
+    for (const l of all) log(l);
+    log(`bench took ${(ms(started) / 1000).toFixed(0)} s; process peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB; load ${load()}`);
+  } finally {
+    await connection?.close();
     await services.stop();
     fs.rmSync(stateDir, { recursive: true, force: true });
   }

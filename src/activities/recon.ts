@@ -5,9 +5,9 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import type { Gateway } from '../gateway/types';
 import { istDateOf } from '../domain/calendar';
-import { latestPerEntityAndSettlement, toStoredRow } from '../recon/gatewayRows';
+import type { RzpReconRow } from '../gateway/types';
 import { reconcile } from '../recon/reconcile';
-import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, unknownSettlementIds, upsertReconRows, upsertSettlement } from '../recon/repository';
+import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, storeReconPages, unknownSettlementIds, upsertSettlement } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
 import { refreshSettlementsAwaitingUtr } from '../recon/settlementEvidence';
 
@@ -25,6 +25,21 @@ async function whileHeartbeating<T>(details: Record<string, unknown>, work: () =
 
 export interface ReconActivityDeps { db: Db; gateway: Gateway; config: Config; now?: () => Date }
 
+type ReconDay = { year: number; month: number; day: number };
+/** A gateway that can hand the recon report over page by page (memory: one page). Until the adapter
+ * has it, the day's rows come in one array and are staged a page at a time. */
+type PagedGateway = Gateway & { settlementReconPages?: (day: ReconDay) => AsyncIterable<RzpReconRow[]> };
+const STAGE_PAGE = 1000;
+
+async function* reconPages(gateway: PagedGateway, day: ReconDay): AsyncIterable<RzpReconRow[]> {
+  if (gateway.settlementReconPages) {
+    yield* gateway.settlementReconPages(day);
+    return;
+  }
+  const rows = await gateway.settlementReconRows(day);
+  for (let i = 0; i < rows.length; i += STAGE_PAGE) yield rows.slice(i, i + STAGE_PAGE);
+}
+
 export function createReconActivities({ db, gateway, config, now = () => new Date() }: ReconActivityDeps) {
   const holidays = bankHolidays(config);
   return {
@@ -35,13 +50,15 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
       return { asOf };
     },
 
-    /** Pulls every page of one IST day's recon report and stores the rows and their settlements. */
+    /** Pulls every page of one IST day's recon report and stores the rows and their settlements. The
+     * pages stream through COPY into a stage and one upsert (storeReconPages). */
     async pullReconDay(input: { day: string }): Promise<{ rows: number; settlements: number }> {
       const [year, month, day] = input.day.split('-').map(Number) as [number, number, number];
-      const raw = await whileHeartbeating({ day: input.day, step: 'fetching' }, () => gateway.settlementReconRows({ year, month, day }));
-      const rows = latestPerEntityAndSettlement(raw.map((r) => toStoredRow(r, input.day)));
-      await whileHeartbeating({ day: input.day, step: 'storing', rows: rows.length }, () => upsertReconRows(db, rows));
-      const ids = [...new Set(rows.map((r) => r.settlementId).filter((id): id is string => !!id))];
+      const progress: Record<string, unknown> = { day: input.day, step: 'storing', received: 0 };
+      const stored = await whileHeartbeating(progress, () => storeReconPages(db, input.day, reconPages(gateway, { year, month, day }), (received) => {
+        progress.received = received;
+      }));
+      const ids = stored.settlementIds;
       // Fetch the settlements we have not stored, and those we stored without a UTR (first seen by
       // their webhook or an earlier pull) that were not asked within SETTLEMENT_UTR_REFRESH_MS:
       // matching to the bank credit, next, needs the UTR.
@@ -51,7 +68,7 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
         heartbeat({ day: input.day, step: 'settlements' });
       }
       const refreshed = await refreshSettlementsAwaitingUtr(db, gateway, { ids, staleAfterMs: config.SETTLEMENT_UTR_REFRESH_MS, limit: ids.length });
-      return { rows: rows.length, settlements: missing.length + refreshed.checked };
+      return { rows: stored.rows, settlements: missing.length + refreshed.checked };
     },
 
     /** Matches the window and writes its exceptions (reruns update in place). */

@@ -86,6 +86,9 @@ export const configSchema = z.object({
   SANDBOX_WEBHOOK_URL: z.string().url().optional(),
   SANDBOX_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).default(0),
   SANDBOX_WEBHOOK_RETRY_BASE_MS: duration.default(1000),
+  /** Sandbox: webhook deliveries in flight at once (Razorpay does not serialise them); events about
+   * one order or payment still go one at a time, in order. */
+  SANDBOX_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,10 +1,15 @@
 /** PostgreSQL access for reconciliation: stores gateway rows and settlements as received, loads
  * what one window needs for matching, and upserts exceptions so that reruns add nothing and a
- * resolved exception is never touched again. Bulk statements go through jsonb_to_recordset. */
+ * resolved exception is never touched again. The recon pull streams its pages through COPY into a
+ * temporary stage and upserts from there in one statement (`storeReconPages`); other bulk
+ * statements go through jsonb_to_recordset. */
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Db, Tx } from '../db/pool';
-import type { RzpSettlement } from '../gateway/types';
+import type { RzpReconRow, RzpSettlement } from '../gateway/types';
 import { addDays, istDateOf, istDayBounds } from '../domain/calendar';
-import { refundRequestIdFromNotes, transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
+import { refundRequestIdFromNotes, toStoredRow, transactionIdFromNotes, type StoredReconRow } from './gatewayRows';
 import { normaliseUtr } from './bankStatementCsv';
 import type { AppMoneyIn, AppObligation, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
 
@@ -43,6 +48,72 @@ export async function upsertReconRows(db: Db, rows: readonly StoredReconRow[]): 
     stored += result.rowCount ?? 0;
   }
   return stored;
+}
+
+const STAGE_COLUMNS = `seq, entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise, on_hold,
+  settled, recon_day, created_at, settled_at, payment_id, order_id, order_receipt, settlement_utr, raw`;
+
+/** A value in COPY's text format: \N for null; backslash, tab, newline and carriage return escaped. */
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : value;
+}
+
+/** One stage line (COPY text format) for a validated row; `seq` orders the rows as reported. */
+export function reconRowCopyLine(r: StoredReconRow, seq: number): string {
+  return `${seq}\t${copyText(r.entityId)}\t${copyText(r.settlementId)}\t${r.type}\t${r.amountPaise}\t${r.feePaise}\t${r.taxPaise}\t${r.creditPaise}\t${r.debitPaise}\t${r.onHold ? 't' : 'f'}\t${
+    r.settled ? 't' : 'f'}\t${r.reconDay}\t${r.createdAt.toISOString()}\t${r.settledAt ? r.settledAt.toISOString() : '\\N'}\t${copyText(r.paymentId)}\t${copyText(r.gatewayOrderId)}\t${
+    copyText(r.orderReceipt)}\t${copyText(r.settlementUtr)}\t${copyText(JSON.stringify(r.raw))}\n`;
+}
+
+export interface StoredReconPages { rows: number; received: number; settlementIds: string[] }
+
+/** Stores one recon day's pages as they arrive: each page is validated (`toStoredRow`), then COPYed
+ * into a temporary stage (one per call, dropped at commit), and at the end one statement upserts
+ * the stage into recon_rows on entity id + settlement id, the last row reported for a key winning
+ * (offset paging over a report that grows while we read it can repeat a row). All in one
+ * transaction: a failed pull stores nothing of the day and a retry starts again. Memory holds one
+ * page at a time. Returns the rows stored (distinct keys), rows received and the settlement ids. */
+export async function storeReconPages(db: Db, reconDay: string, pages: AsyncIterable<readonly RzpReconRow[]> | Iterable<readonly RzpReconRow[]>,
+  onPage?: (received: number) => void): Promise<StoredReconPages> {
+  const client = await db.connect();
+  let received = 0;
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `CREATE TEMPORARY TABLE recon_rows_stage (seq bigint NOT NULL, entity_id text NOT NULL, settlement_id text, type text NOT NULL,
+         amount_paise bigint NOT NULL, fee_paise bigint NOT NULL, tax_paise bigint NOT NULL, credit_paise bigint NOT NULL, debit_paise bigint NOT NULL,
+         on_hold boolean NOT NULL, settled boolean NOT NULL, recon_day date NOT NULL, created_at timestamptz NOT NULL, settled_at timestamptz,
+         payment_id text, order_id text, order_receipt text, settlement_utr text, raw jsonb NOT NULL) ON COMMIT DROP`,
+    );
+    for await (const page of pages) {
+      if (page.length === 0) continue;
+      let text = '';
+      for (const raw of page) text += reconRowCopyLine(toStoredRow(raw, reconDay), received++);
+      await pipeline(Readable.from([text]), client.query(copyFrom(`COPY recon_rows_stage (${STAGE_COLUMNS}) FROM STDIN`)));
+      onPage?.(received);
+    }
+    const result = await client.query(
+      `INSERT INTO recon_rows (entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise, on_hold,
+         settled, recon_day, created_at, settled_at, payment_id, order_id, order_receipt, settlement_utr, raw)
+       SELECT DISTINCT ON (entity_id, settlement_id) entity_id, settlement_id, type, amount_paise, fee_paise, tax_paise, credit_paise, debit_paise,
+         on_hold, settled, recon_day, created_at, settled_at, payment_id, order_id, order_receipt, settlement_utr, raw
+       FROM recon_rows_stage ORDER BY entity_id, settlement_id, seq DESC
+       ON CONFLICT (entity_id, settlement_id) DO UPDATE SET
+         type = EXCLUDED.type, amount_paise = EXCLUDED.amount_paise, fee_paise = EXCLUDED.fee_paise, tax_paise = EXCLUDED.tax_paise,
+         credit_paise = EXCLUDED.credit_paise, debit_paise = EXCLUDED.debit_paise, on_hold = EXCLUDED.on_hold, settled = EXCLUDED.settled,
+         recon_day = EXCLUDED.recon_day, settled_at = EXCLUDED.settled_at, settlement_utr = EXCLUDED.settlement_utr, raw = EXCLUDED.raw,
+         last_seen_at = now()`,
+    );
+    const ids = await client.query<{ id: string }>(`SELECT DISTINCT settlement_id AS id FROM recon_rows_stage WHERE settlement_id IS NOT NULL ORDER BY 1`);
+    await client.query('COMMIT');
+    return { rows: result.rowCount ?? 0, received, settlementIds: ids.rows.map((r) => r.id) };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** Stores a settlement as the provider last described it (recon pull, fetch, or its

@@ -14,7 +14,7 @@ import { IdempotencyStore, REFUND_IDEMPOTENCY, TRANSFER_IDEMPOTENCY } from './id
 import { SandboxState } from './state';
 import { SettlementBook } from './settlements';
 import { persistSandbox, restoreSandbox } from './persistence';
-import { WebhookDispatcher } from './webhooks';
+import { DEFAULT_WEBHOOK_CONCURRENCY, WebhookDispatcher } from './webhooks';
 import { apiRoutes } from './routes/api';
 import { controlRoutes } from './routes/control';
 import { createSandboxControl, type SandboxControlExtras } from './sandboxControl';
@@ -37,6 +37,9 @@ export interface SandboxOptions {
   webhookMaxAttempts?: number;
   /** How long a webhook receiver has to answer (Razorpay: 5 s). */
   webhookTimeoutMs?: number;
+  /** Webhook deliveries in flight at once (default 8; Razorpay does not serialise them). Events of one
+   * order/payment still start in emission order; 1 = strictly one at a time. */
+  webhookConcurrency?: number;
   platformAccountId?: string;
   initialPlatformBalancePaise?: number;
   /** Keep the sandbox's state in this file across restarts (the dev stack); absent: memory only. */
@@ -64,6 +67,7 @@ export function sandboxOptionsFrom(config: Config): SandboxOptions {
     webhookUrl: config.SANDBOX_WEBHOOK_URL ?? null,
     transferProcessingDelayMs: config.SANDBOX_TRANSFER_DELAY_MS,
     webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
+    webhookConcurrency: config.SANDBOX_WEBHOOK_CONCURRENCY,
     platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
   };
 }
@@ -77,7 +81,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     clock,
     webhooks: new WebhookDispatcher({
       secret: opts.webhookSecret, accountId: platformAccountId, clock, target: opts.webhookUrl ?? null,
-      retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, timeoutMs: opts.webhookTimeoutMs, signal: lifetime.signal,
+      retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, timeoutMs: opts.webhookTimeoutMs,
+      concurrency: opts.webhookConcurrency ?? DEFAULT_WEBHOOK_CONCURRENCY, signal: lifetime.signal,
     }),
     idempotency: new IdempotencyStore(TRANSFER_IDEMPOTENCY),
     refundIdempotency: new IdempotencyStore(REFUND_IDEMPOTENCY),

@@ -1,8 +1,11 @@
 /** Webhook delivery as Razorpay does it: the documented envelope, signed with HMAC-SHA256 of the
  * exact raw body (`X-Razorpay-Signature`), a unique `x-razorpay-event-id`, at least once, a 5 s
- * answer deadline, retries with exponential backoff on non-2xx or no answer. Deliveries go one at a
- * time in event order unless a fault says otherwise. Razorpay retries for 24 h; the sandbox stops
- * after `maxAttempts` so a test run ends. */
+ * answer deadline, retries with exponential backoff on non-2xx or no answer. Like Razorpay, deliveries
+ * do not wait for each other: up to `concurrency` are in flight at once, so a settlement or transfer
+ * event never queues behind another entity's slow receiver. Events about the same order (or payment,
+ * transfer, settlement) start in the order they were emitted, one at a time, so a sequence one test
+ * asserts stays deterministic; only a fault (`out_of_order`), a retry or a duplicate reorders them.
+ * Razorpay retries for 24 h; the sandbox stops after `maxAttempts` so a test run ends. */
 import { hmacSha256Hex } from '../gateway/signatures';
 import type { SandboxClock } from './clock';
 import type { WebhookFault } from './control';
@@ -25,6 +28,8 @@ interface PendingFault {
 
 interface Delivery {
   record: WebhookEventRecord;
+  /** Deliveries with the same key are never in flight together (see `orderingKey`). */
+  key: string;
   /** Skip the first attempt (counts as a failed try). */
   dropFirstTry: boolean;
   /** Deliver once more after the first success. */
@@ -39,11 +44,40 @@ export interface WebhookDispatcherOptions {
   retryBaseMs: number;
   maxAttempts?: number;
   timeoutMs?: number;
+  /** Deliveries in flight at once (default 8; 1 = one at a time). */
+  concurrency?: number;
   /** Aborted when the sandbox closes. */
   signal: AbortSignal;
 }
 
 const log = logger.child({ component: 'sandbox.webhooks' });
+
+export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
+/** How far into the queue a free slot looks for a delivery whose key is not in flight. */
+const SCAN_LIMIT = 1000;
+
+type Snapshot = Record<string, unknown> | undefined;
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** The entity chain an event belongs to: the order (payment, order and refund events carry it), else
+ * the payment, else the event's own entity (transfer, settlement). */
+export function orderingKey(payload: Record<string, unknown>, fallback: string): string {
+  const payment = payload.payment as Snapshot;
+  const order = payload.order as Snapshot;
+  const refund = payload.refund as Snapshot;
+  // A Route split's transfer is about its order (or payment): after that order's capture, as at
+  // Razorpay, where the transfer only exists once the payment is captured.
+  const source = str((payload.transfer as Snapshot)?.source);
+  const orderId = str(order?.id) ?? str(payment?.order_id) ?? (source?.startsWith('order_') ? source : undefined);
+  if (orderId) return `order:${orderId}`;
+  const paymentId = str(payment?.id) ?? str(refund?.payment_id) ?? (source?.startsWith('pay_') ? source : undefined);
+  if (paymentId) return `payment:${paymentId}`;
+  for (const [name, entity] of Object.entries(payload)) {
+    const id = str((entity as Snapshot)?.id);
+    if (id) return `${name}:${id}`;
+  }
+  return `event:${fallback}`;
+}
 
 export class WebhookDispatcher {
   readonly records: WebhookEventRecord[] = [];
@@ -51,13 +85,25 @@ export class WebhookDispatcher {
   /** Held back by an out_of_order fault until the next event has gone first. */
   private held: Delivery[] = [];
   private retriesScheduled = new Set<NodeJS.Timeout>();
-  private pumping = false;
+  private inFlightKeys = new Set<string>();
+  private inFlightCount = 0;
   private faults: PendingFault[] = [];
+  private readonly concurrency: number;
+  /** The most deliveries ever in flight at once (for tests and benches). */
+  maxInFlight = 0;
   target: string | null;
   enabled = true;
 
   constructor(private readonly opts: WebhookDispatcherOptions) {
     this.target = opts.target;
+    const concurrency = opts.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`webhook concurrency must be a positive integer, got ${concurrency}`);
+    this.concurrency = concurrency;
+  }
+
+  /** Deliveries in flight right now. */
+  get inFlight(): number {
+    return this.inFlightCount;
   }
 
   /** Records an event and queues its delivery. `payload` maps entity names to snapshots. */
@@ -72,7 +118,7 @@ export class WebhookDispatcher {
     };
     const record: WebhookEventRecord = { id: newId('evt'), event, body: JSON.stringify(envelope), deliveredAt: null, attempts: 0 };
     this.records.push(record);
-    const delivery: Delivery = { record, dropFirstTry: this.takeFault('drop_first_try', event), duplicate: this.takeFault('duplicate', event) };
+    const delivery: Delivery = { record, key: orderingKey(payload, record.id), dropFirstTry: this.takeFault('drop_first_try', event), duplicate: this.takeFault('duplicate', event) };
     if (this.takeFault('out_of_order', event)) {
       this.held.push(delivery);
       return record;
@@ -101,7 +147,7 @@ export class WebhookDispatcher {
   /** True when nothing deliverable is queued, held, waiting for a retry or in flight. */
   idle(): boolean {
     if (!this.enabled || !this.target) return true;
-    return this.queue.length === 0 && this.held.length === 0 && this.retriesScheduled.size === 0 && !this.pumping;
+    return this.queue.length === 0 && this.held.length === 0 && this.retriesScheduled.size === 0 && this.inFlightCount === 0;
   }
 
   async drain(timeoutMs = 10_000): Promise<void> {
@@ -141,19 +187,29 @@ export class WebhookDispatcher {
     return true;
   }
 
+  /** Starts queued deliveries while a slot is free: the first queued one whose key is not in flight. */
   private pump(): void {
-    if (this.pumping || !this.enabled || !this.target || this.opts.signal.aborted) return;
-    this.pumping = true;
-    void this.pumpLoop().finally(() => {
-      this.pumping = false;
-      if (this.queue.length > 0 && this.enabled && this.target && !this.opts.signal.aborted) this.pump();
-    });
-  }
-
-  private async pumpLoop(): Promise<void> {
-    while (this.queue.length > 0 && this.enabled && this.target && !this.opts.signal.aborted) {
-      const delivery = this.queue.shift()!;
-      await this.attempt(delivery, this.target);
+    while (this.inFlightCount < this.concurrency && this.queue.length > 0 && this.enabled && this.target && !this.opts.signal.aborted) {
+      const limit = Math.min(this.queue.length, SCAN_LIMIT);
+      let index = -1;
+      for (let i = 0; i < limit; i++) {
+        if (!this.inFlightKeys.has(this.queue[i]!.key)) {
+          index = i;
+          break;
+        }
+      }
+      if (index < 0) return; // everything near the head waits for its key: a finishing delivery pumps again
+      const [delivery] = this.queue.splice(index, 1) as [Delivery];
+      this.inFlightCount += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlightCount);
+      this.inFlightKeys.add(delivery.key);
+      void this.attempt(delivery, this.target)
+        .catch((err: unknown) => log.error({ err, eventId: delivery.record.id }, 'webhook attempt failed unexpectedly'))
+        .finally(() => {
+          this.inFlightCount -= 1;
+          this.inFlightKeys.delete(delivery.key);
+          this.pump();
+        });
     }
   }
 
