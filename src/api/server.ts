@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health';
 import { financeRoutes } from './routes/finance';
 import { financeExportRoutes } from './routes/financeExports';
 import { opsRefundRoutes } from './routes/opsRefunds';
+import { consoleRoutes } from '../console/routes';
 import type { ReconStarter } from '../recon/temporal';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
@@ -53,6 +54,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => moneyInRoutes(scope, deps));
   await app.register(async (scope) => financeExportRoutes(scope, deps));
   await app.register(async (scope) => opsRefundRoutes(scope, deps));
+  // The browser console (/console): its own scope for cookies, forms and HTML errors.
+  await app.register(async (scope) => consoleRoutes(scope, deps));
   // Last: the document lists every route registered before it.
   await openApiRoutes(app, { version: packageVersion });
   return app;

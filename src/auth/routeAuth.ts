@@ -11,7 +11,10 @@ export type RouteAuth =
   | { roles: readonly RoleRequirement[] }
   // 'metrics': Prometheus scrapes without credentials; /metrics carries counts, aggregate amounts
   // and ages, no id, secret or personal data (src/observability/apiMetrics.ts).
-  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' | 'docs' | 'metrics' };
+  // 'console-session': the browser console (/console) presents no API key per request but a session
+  // cookie from signing in with one; src/console/session.ts checks it, re-checks the key and the
+  // page's role on every request (the route's `config.console`), and CSRF on every POST.
+  | { public: 'health' | 'razorpay-webhook-signature' | 'checkout-signature' | 'docs' | 'metrics' | 'console-session' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/config';
 import { ensureDevCredentials } from './devCredentials';
+import { consoleDevLines } from '../console/devSignIn';
 import { startOutboxDrainer } from '../outbox/drainer';
 import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
       `  API               ${apiUrl}  (GET /health)`,
       `  Razorpay          ${sandbox ? `sandbox at ${sandbox.baseUrl} (webhooks → ${apiUrl}/webhooks/razorpay)` : runtimeConfig.RAZORPAY_BASE_URL ?? 'https://api.razorpay.com'}`,
       `  PostgreSQL        ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
+      ...consoleDevLines({ apiUrl }),
       `  API keys (dev)    in ${path.relative(process.cwd(), credentials.file)}; the payouts CLI finds them (npm run payouts -- queue)`,
       ...Object.entries(credentials.keys).map(([role, key]) => `    ${role.padEnd(9)} ${key}`),
       'Press Ctrl-C to stop everything.',

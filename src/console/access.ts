@@ -1,0 +1,38 @@
+/** How a console route says who may open it, and what its handlers read: the session, the page. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiDeps } from '../api/server';
+import { documented } from '../api/openapi';
+import { publicRoute, type RouteAuth } from '../auth/routeAuth';
+import type { PlainRole } from '../auth/roles';
+import type { ConsoleSession } from './session';
+
+export type ConsoleAccess = 'anyone' | 'signed-in' | PlainRole;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    console?: ConsoleAccess;
+  }
+  interface FastifyRequest {
+    consoleSession?: ConsoleSession;
+  }
+}
+
+/** Route options for a console route: its access, and a summary for the OpenAPI document. */
+export function consoleRoute(access: ConsoleAccess, summary: string): { config: { auth: RouteAuth; docs: { summary: string; tags: string[] }; console: ConsoleAccess } } {
+  const { config } = documented(publicRoute('console-session'), { summary, tags: ['console'] });
+  return { config: { ...config, docs: { summary, tags: ['console'] }, console: access } };
+}
+
+/** The signed-in session of a route that required one (the hook guarantees it). */
+export function sessionOf(request: FastifyRequest): ConsoleSession {
+  if (!request.consoleSession) throw new Error('sessionOf called on a console route open to anyone');
+  return request.consoleSession;
+}
+
+export const wantsHtml = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('text/html');
+
+export type ConsoleDeps = Pick<ApiDeps, 'config' | 'db' | 'reconStarter' | 'temporal'>;
+
+export function sendPage(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+}

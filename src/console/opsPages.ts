@@ -1,0 +1,166 @@
+/** Ops pages: the human queue with the kill switch, one payout's page, and the decisions — each a
+ * confirm step with a required reason — calling the use cases the ops API calls. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../contracts/payout';
+import { formatRupees } from '../domain/money';
+import { AppError } from '../appError';
+import { logger } from '../logger';
+import { auditActor } from '../auth/routeAuth';
+import { orderView } from '../moneyin/orderView';
+import { applyOpsDecision } from '../payouts/humanQueue';
+import { readTransferSwitch, setTransfersPaused } from '../payouts/killSwitch';
+import { listHumanQueue } from '../payouts/queue';
+import { explainPayoutCode } from '../payouts/reasons';
+import { findPayoutByOrder } from '../payouts/repository';
+import { signalOpsDecision } from '../payouts/signals';
+import { awaitsHuman } from '../payouts/stateMachine';
+import { startPayoutSweepNow } from '../payouts/temporalStarter';
+import { html, type Html } from './html';
+import { csrfField, formatAge, page } from './layout';
+import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
+
+const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
+const PATH_OF_ACTION = Object.fromEntries(Object.entries(ACTION_OF_PATH).map(([p, a]) => [a, p])) as Record<OpsAction, string>;
+const ACTION_WORDS: Record<OpsAction, { label: string; explain: string }> = {
+  retry: { label: 'Retry', explain: 'The payout gets a fresh budget of attempts and its run tries the transfer again.' },
+  mark_paid_externally: { label: 'Mark paid externally', explain: 'Records that the vendor was paid outside Razorpay, with the reference. Nothing is sent.' },
+  pay_offline: { label: 'Pay offline', explain: 'The payout joins the open offline ledger; no transfer is ever sent for it.' },
+  cancel: { label: 'Cancel', explain: 'The payout is not owed by transfer. Nothing is sent.' },
+};
+
+const orderParams = z.object({ orderId: z.string().min(1).max(100) });
+const decideParams = orderParams.extend({ action: z.enum(Object.keys(ACTION_OF_PATH) as [string, ...string[]]) });
+const reasonBody = z.object({ reason: z.string().trim().min(3, 'a reason of at least 3 characters is required').max(500) });
+const decisionBody = reasonBody.extend({ reference: z.string().trim().max(100).optional() });
+
+const webUiUrl = (deps: ConsoleDeps, orderId: string): string =>
+  `${deps.config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(payoutWorkflowId(orderId))}`;
+const when = (d: Date | string | null): string => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');
+
+export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  const cap = deps.config.PAYOUT_ATTEMPT_CAP;
+
+  app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch'), async (request, reply) => {
+    const session = sessionOf(request);
+    const [queue, sw] = await Promise.all([
+      listHumanQueue(deps.db, { limit: 200 }, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE }),
+      readTransferSwitch(deps.db),
+    ]);
+    const done = z.object({ switched: z.enum(['paused', 'resumed']).optional() }).parse(request.query ?? {});
+    return sendPage(reply, page({
+      title: 'Payout queue', session, current: '/console/payouts',
+      body: html`${done.switched ? html`<p class="notice" role="status">Direct transfers ${done.switched} (audited).</p>` : ''}
+<section aria-labelledby="switch-title"><fieldset><legend id="switch-title">Kill switch for direct transfers</legend>
+<p data-testid="switch-state">Direct transfers are <span class="${sw.paused ? 'paused' : 'running'}">${sw.paused ? 'PAUSED' : 'running'}</span>${sw.changedBy ? html` — set by <strong>${sw.changedBy}</strong> at ${when(sw.changedAt)}${sw.reason ? html`: “${sw.reason}”` : ''}` : ''}.</p>
+<form method="post" action="/console/transfers/${sw.paused ? 'resume' : 'pause'}" class="inline">${csrfField(session)}
+<label for="switch-reason">Reason</label><input id="switch-reason" name="reason" required minlength="3" maxlength="500" size="50">
+<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form></fieldset></section>
+<h2>Parked and review payouts (oldest first)</h2>
+<table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
+<tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">
+<td><a href="/console/payouts/${i.orderId}">${i.orderId}</a></td><td>${i.vendorId}</td><td>${i.status}</td><td class="num">${i.amount.rupees}</td>
+<td>${i.reason.words}${i.reason.code ? html`<br><code>${i.reason.code}</code>` : ''}</td><td>${i.reason.nextStep}</td><td class="num">${formatAge(i.ageSeconds)}</td><td class="num">${i.attempts}</td>
+<td><a href="${i.webUiUrl}" target="_blank" rel="noopener">Web UI<span class="skip"> run of ${i.orderId}</span></a></td>
+<td>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${i.orderId}/decide/${PATH_OF_ACTION[a]}" aria-label="${ACTION_WORDS[a].label}: ${i.orderId}">${ACTION_WORDS[a].label}</a> `)}</td></tr>`)}</tbody></table>
+${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are shown.</p>` : ''}`,
+    }));
+  });
+
+  for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
+    app.post(`/console/transfers/${path}`, consoleRoute('ops', `Console: ${path} direct transfers with a reason (audited)`), async (request, reply) => {
+      const { reason } = reasonBody.parse(request.body ?? {});
+      await setTransfersPaused(deps.db, { paused, actor: auditActor(request), reason });
+      // As POST /ops/transfers/resume: what the pause held back is paid now, not at the next Schedule tick.
+      if (!paused && deps.temporal) {
+        await startPayoutSweepNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE)
+          .catch((err: unknown) => logger.error({ err }, 'transfers resumed but the payout sweep could not be started now; the Schedule will run it'));
+      }
+      return reply.redirect(`/console/payouts?switched=${paused ? 'paused' : 'resumed'}`, 303);
+    });
+  }
+
+  app.get('/console/payouts/:orderId', consoleRoute('ops', "Console: one payout's attempts, decisions and order"), async (request, reply) => {
+    const session = sessionOf(request);
+    const { orderId } = orderParams.parse(request.params);
+    const payout = await findPayoutByOrder(deps.db, orderId, cap);
+    if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
+    const [attempts, actions, order] = await Promise.all([
+      deps.db.query<{ attempt_no: number; outcome: string; provider_code: string | null; provider_transfer_id: string | null; raw: unknown; created_at: Date }>(
+        'SELECT attempt_no, outcome, provider_code, provider_transfer_id, raw, created_at FROM payout_attempts WHERE payout_id = $1 ORDER BY id', [payout.id]),
+      deps.db.query<{ actor: string; action: string; reason: string | null; reference: string | null; created_at: Date }>(
+        'SELECT actor, action, reason, reference, created_at FROM review_actions WHERE payout_id = $1 ORDER BY id', [payout.id]),
+      orderView(deps.db, orderId),
+    ]);
+    const waiting = awaitsHuman(payout.status);
+    const reason = waiting ? explainPayoutCode(payout.lastCode, payout.status) : null;
+    const decided = z.object({ decided: z.enum(OPS_ACTIONS).optional(), already: z.string().optional() }).parse(request.query ?? {});
+    return sendPage(reply, page({
+      title: `Payout for ${orderId}`, session, current: '/console/payouts',
+      body: html`${decided.decided ? html`<p class="notice" role="status">${ACTION_WORDS[decided.decided].label}: ${decided.already ? 'already in effect' : 'done'} (audited).</p>` : ''}
+<p><a href="/console/payouts">← Back to the queue</a> · <a href="${webUiUrl(deps, orderId)}" target="_blank" rel="noopener">Temporal Web UI: ${payoutWorkflowId(orderId)}</a></p>
+<table><tbody>
+<tr><th scope="row">Status</th><td data-testid="payout-status">${payout.status}</td></tr>
+<tr><th scope="row">Amount</th><td>${formatRupees(payout.amountPaise)}</td></tr>
+<tr><th scope="row">Vendor / linked account</th><td>${payout.vendorId} / <code>${payout.linkedAccountId}</code></td></tr>
+<tr><th scope="row">Attempts</th><td>${payout.attempts} of ${payout.attemptLimit}</td></tr>
+<tr><th scope="row">Last code</th><td><code>${payout.lastCode ?? '—'}</code>${reason ? html` — ${reason.words}. Next: ${reason.nextStep}` : ''}</td></tr>
+<tr><th scope="row">Provider transfer</th><td><code>${payout.providerTransferId ?? '—'}</code>${payout.externalReference ? html` · external reference <code>${payout.externalReference}</code>` : ''}</td></tr>
+</tbody></table>
+${waiting ? html`<p>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[a]}">${ACTION_WORDS[a].label}</a> `)}</p>` : ''}
+<h2>Attempts</h2>
+<table><thead><tr><th scope="col" class="num">#</th><th scope="col">Outcome</th><th scope="col">Provider code</th><th scope="col">Transfer</th><th scope="col">At</th><th scope="col">Raw answer</th></tr></thead>
+<tbody>${attempts.rows.length ? attempts.rows.map((a) => html`<tr><td class="num">${a.attempt_no}</td><td>${a.outcome}</td><td><code>${a.provider_code ?? '—'}</code></td><td><code>${a.provider_transfer_id ?? '—'}</code></td><td>${when(a.created_at)}</td>
+<td>${a.raw === null ? '—' : html`<details><summary>show</summary><pre>${JSON.stringify(a.raw, null, 2)}</pre></details>`}</td></tr>`) : html`<tr><td colspan="6">No attempt yet.</td></tr>`}</tbody></table>
+<h2>Decisions</h2>
+<table><thead><tr><th scope="col">At</th><th scope="col">Who</th><th scope="col">Decision</th><th scope="col">Reason</th><th scope="col">Reference</th></tr></thead>
+<tbody>${actions.rows.length ? actions.rows.map((r) => html`<tr><td>${when(r.created_at)}</td><td>${r.actor}</td><td>${r.action}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td></tr>`) : html`<tr><td colspan="5">No decision yet.</td></tr>`}</tbody></table>
+<h2>The order it pays</h2>
+${order ? html`<table><tbody>
+<tr><th scope="row">Order</th><td>${order.orderId} (${order.status}, ${order.paymentMethod}${order.paidVia ? `, paid via ${order.paidVia}` : ''})</td></tr>
+<tr><th scope="row">Employer / vendor / employee</th><td>${order.employerId} / ${order.vendorId} / ${order.employeeId}</td></tr>
+<tr><th scope="row">Total / subsidy / customer share</th><td>${formatRupees(order.totalPaise)} / ${formatRupees(order.subsidyPaise)} / ${formatRupees(order.customerSharePaise)}</td></tr>
+<tr><th scope="row">Commission / vendor net</th><td>${formatRupees(order.commissionPaise)} (${order.commissionBps / 100}%) / ${formatRupees(order.vendorNetPaise)}</td></tr>
+<tr><th scope="row">Paid at</th><td>${when(order.paidAt)}</td></tr></tbody></table>` : html`<p>No order ${orderId}.</p>`}`,
+    }));
+  });
+
+  const decidePage = (request: Parameters<typeof sessionOf>[0], orderId: string, action: OpsAction, summary: Html, error?: string) => {
+    const session = sessionOf(request);
+    const words = ACTION_WORDS[action];
+    return page({
+      title: `${words.label}: ${orderId}`, session, current: '/console/payouts',
+      body: html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${summary}
+<form method="post" action="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[action]}" aria-label="Confirm ${words.label}"><fieldset><legend>Confirm: ${words.label}</legend>
+<p>${words.explain}</p>${csrfField(session)}
+<div class="field"><label for="reason">Reason (required, audited)</label><input id="reason" name="reason" required minlength="3" maxlength="500" size="70" autofocus></div><br>
+${action === 'mark_paid_externally' ? html`<div class="field"><label for="reference">Provider or bank reference of the payment made (required)</label><input id="reference" name="reference" required minlength="3" maxlength="100" size="40"></div><br>` : ''}
+<button type="submit" class="${action === 'cancel' ? 'danger' : ''}">Confirm ${words.label.toLowerCase()}</button> <a class="button secondary" href="/console/payouts/${orderId}">Go back, do nothing</a></fieldset></form>`,
+    });
+  };
+
+  app.get('/console/payouts/:orderId/decide/:action', consoleRoute('ops', 'Console: confirm a decision on a payout (the confirm step)'), async (request, reply) => {
+    const { orderId, action: path } = decideParams.parse(request.params);
+    const payout = await findPayoutByOrder(deps.db, orderId, cap);
+    if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
+    const summary = html`<p>Payout of <strong>${formatRupees(payout.amountPaise)}</strong> to ${payout.vendorId} is <strong>${payout.status}</strong>${payout.lastCode ? html` (<code>${payout.lastCode}</code>)` : ''}.</p>`;
+    return sendPage(reply, decidePage(request, orderId, ACTION_OF_PATH[path]!, summary));
+  });
+
+  app.post('/console/payouts/:orderId/decide/:action', consoleRoute('ops', 'Console: decide on a parked or review payout (audited, then signalled to its run)'), async (request, reply) => {
+    const { orderId, action: path } = decideParams.parse(request.params);
+    const action = ACTION_OF_PATH[path]!;
+    const body = decisionBody.parse(request.body ?? {});
+    if (action === 'mark_paid_externally' && (!body.reference || body.reference.length < 3)) throw new AppError(400, 'invalid_request', 'mark paid externally needs the reference of the payment made');
+    const actor = auditActor(request);
+    const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: action === 'mark_paid_externally' ? body.reference : undefined }, cap);
+    if (result.kind === 'not_found') throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
+    if (result.kind === 'not_awaiting_decision') throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
+    if (result.kind === 'applied' && deps.temporal) {
+      // After the commit, as the ops API does: the decision stands even if the signal fails (the run re-reads its row).
+      await signalOpsDecision(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor })
+        .catch((err: unknown) => logger.error({ err, orderId, action }, 'ops decision committed but the payout run could not be signalled'));
+    }
+    return reply.redirect(`/console/payouts/${encodeURIComponent(orderId)}?decided=${action}${result.kind === 'already_in_effect' ? '&already=1' : ''}`, 303);
+  });
+}
