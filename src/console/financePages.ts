@@ -7,9 +7,9 @@ import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { importBankStatement } from '../recon/bankStatementImport';
-import { exceptionFilterSchema, listExceptions, resolveException, type ReconExceptionView } from '../recon/exceptions';
+import { exceptionFilterSchema, resolveException, type ReconExceptionView } from '../recon/exceptions';
 import { CLASSES, REASONS } from '../recon/reasons';
-import { differencePaise, exceptionReferences, exceptionsCsv, SEVERITIES } from '../reports/exceptionsCsv';
+import { differencePaise, exceptionReferences, exceptionsCsv, listAllExceptions, SEVERITIES } from '../reports/exceptionsCsv';
 import { html, type Html } from './html';
 import { csrfField, page } from './layout';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
@@ -26,20 +26,10 @@ const windowBody = z.preprocess((b) => Object.fromEntries(Object.entries((b ?? {
 const resolveBody = z.object({ note: z.string().trim().min(3, 'a resolution note is required').max(2000), back: z.string().optional() });
 const bankBody = z.object({ csv: z.string(), fileName: z.string().trim().max(200).optional() });
 
-const PAGE = 1_000;
 const rupees = (paise: number | null | undefined): string => (paise === null || paise === undefined ? '—' : formatRupees(Number(paise)));
 
-/** The same rows as GET /finance/recon/exceptions.csv for the same filter: paged through whole. */
-async function exceptionsFor(deps: ConsoleDeps, { severity, ...filter }: PageFilter): Promise<ReconExceptionView[]> {
-  const rows: ReconExceptionView[] = [];
-  for (let after = 0; ;) {
-    const batch = await listExceptions(deps.db, { ...filter, limit: PAGE, after });
-    rows.push(...(severity ? batch.filter((e) => e.severity === severity) : batch));
-    if (batch.length < PAGE) break;
-    after = batch[batch.length - 1]!.id;
-  }
-  return rows;
-}
+/** The same rows as GET /finance/recon/exceptions.csv for the same filter. */
+const exceptionsFor = (deps: ConsoleDeps, filter: PageFilter): Promise<ReconExceptionView[]> => listAllExceptions(deps.db, filter);
 
 const queryString = (filter: PageFilter): string => new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString();
 

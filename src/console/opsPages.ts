@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../contracts/payout';
 import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
-import { logger } from '../logger';
 import { auditActor } from '../auth/routeAuth';
 import { orderView } from '../moneyin/orderView';
 import { applyOpsDecision } from '../payouts/humanQueue';
@@ -13,9 +12,8 @@ import { readTransferSwitch, setTransfersPaused } from '../payouts/killSwitch';
 import { listHumanQueue } from '../payouts/queue';
 import { explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
-import { signalOpsDecision } from '../payouts/signals';
+import { signalDecisionAfterCommit, sweepAfterResume } from '../payouts/afterDecision';
 import { awaitsHuman } from '../payouts/stateMachine';
-import { startPayoutSweepNow } from '../payouts/temporalStarter';
 import { html, type Html } from './html';
 import { csrfField, formatAge, page } from './layout';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
@@ -71,11 +69,7 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
     app.post(`/console/transfers/${path}`, consoleRoute('ops', `Console: ${path} direct transfers with a reason (audited)`), async (request, reply) => {
       const { reason } = reasonBody.parse(request.body ?? {});
       await setTransfersPaused(deps.db, { paused, actor: auditActor(request), reason });
-      // As POST /ops/transfers/resume: what the pause held back is paid now, not at the next Schedule tick.
-      if (!paused && deps.temporal) {
-        await startPayoutSweepNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE)
-          .catch((err: unknown) => logger.error({ err }, 'transfers resumed but the payout sweep could not be started now; the Schedule will run it'));
-      }
+      if (!paused) await sweepAfterResume(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
       return reply.redirect(`/console/payouts?switched=${paused ? 'paused' : 'resumed'}`, 303);
     });
   }
@@ -156,11 +150,7 @@ ${action === 'mark_paid_externally' ? html`<div class="field"><label for="refere
     const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: action === 'mark_paid_externally' ? body.reference : undefined }, cap);
     if (result.kind === 'not_found') throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
     if (result.kind === 'not_awaiting_decision') throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
-    if (result.kind === 'applied' && deps.temporal) {
-      // After the commit, as the ops API does: the decision stands even if the signal fails (the run re-reads its row).
-      await signalOpsDecision(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor })
-        .catch((err: unknown) => logger.error({ err, orderId, action }, 'ops decision committed but the payout run could not be signalled'));
-    }
+    if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
     return reply.redirect(`/console/payouts/${encodeURIComponent(orderId)}?decided=${action}${result.kind === 'already_in_effect' ? '&already=1' : ''}`, 303);
   });
 }

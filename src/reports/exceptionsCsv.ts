@@ -4,7 +4,8 @@
  * API's export (GET /finance/recon/exceptions.csv) and the CLI's `recon exceptions --format csv`,
  * so both write the same file. */
 import { formatRupees } from '../domain/money';
-import type { ReconExceptionView } from '../recon/exceptions';
+import type { Db } from '../db/pool';
+import { listExceptions, type ExceptionFilter, type ReconExceptionView } from '../recon/exceptions';
 import type { Severity } from '../recon/reasons';
 
 export type ExceptionForReport = Pick<ReconExceptionView,
@@ -100,4 +101,18 @@ export function exceptionCsvRow(e: ExceptionForReport): string {
 /** The whole file: the header row even when there are no exceptions. */
 export function exceptionsCsv(rows: readonly ExceptionForReport[]): string {
   return [EXCEPTION_CSV_HEADER.join(','), ...rows.map(exceptionCsvRow)].map((line) => `${line}\r\n`).join('');
+}
+
+/** Every exception matching the filter (paged through whole), optionally of one severity: what an
+ * export (the API's CSV, the console's) contains. */
+export async function listAllExceptions(db: Db, { severity, ...filter }: Omit<ExceptionFilter, 'limit' | 'after'> & { severity?: Severity }): Promise<ReconExceptionView[]> {
+  const PAGE = 1_000;
+  const rows: ReconExceptionView[] = [];
+  for (let after = 0; ;) {
+    const page = await listExceptions(db, { ...filter, limit: PAGE, after });
+    rows.push(...(severity ? page.filter((e) => e.severity === severity) : page));
+    if (page.length < PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+  return rows;
 }

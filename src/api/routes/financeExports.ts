@@ -4,14 +4,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../../db/pool';
-import { exceptionFilterSchema, listExceptions, type ReconExceptionView } from '../../recon/exceptions';
-import { exceptionsCsv, SEVERITIES } from '../../reports/exceptionsCsv';
+import { exceptionFilterSchema } from '../../recon/exceptions';
+import { exceptionsCsv, listAllExceptions, SEVERITIES } from '../../reports/exceptionsCsv';
 import { requires } from '../../auth/routeAuth';
 import { documented } from '../openapi';
 
 const exportFilterSchema = exceptionFilterSchema.omit({ limit: true, after: true }).extend({ severity: z.enum(SEVERITIES).optional() });
 
-const PAGE = 1_000;
 
 export async function financeExportRoutes(app: FastifyInstance, deps: { db: Db }): Promise<void> {
   app.get('/finance/recon/exceptions.csv', documented(requires('finance'), {
@@ -19,16 +18,10 @@ export async function financeExportRoutes(app: FastifyInstance, deps: { db: Db }
     tags: ['finance'],
     querystring: exportFilterSchema,
   }), async (request, reply) => {
-    const { severity, ...filter } = exportFilterSchema.parse(request.query ?? {});
+    const filter = exportFilterSchema.parse(request.query ?? {});
     // Built whole before the first byte: a failure answers in the error envelope, never as a
     // truncated file that looks complete.
-    const rows: ReconExceptionView[] = [];
-    for (let after = 0; ;) {
-      const page = await listExceptions(deps.db, { ...filter, limit: PAGE, after });
-      rows.push(...(severity ? page.filter((e) => e.severity === severity) : page));
-      if (page.length < PAGE) break;
-      after = page[page.length - 1]!.id;
-    }
+    const rows = await listAllExceptions(deps.db, filter);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="recon-exceptions.csv"')

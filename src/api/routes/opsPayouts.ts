@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../../contracts/payout';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
-import { logger } from '../../logger';
 import { readPayoutCounters } from '../../payouts/counters';
 import { applyOpsDecision } from '../../payouts/humanQueue';
 import { listHumanQueue, queueFilterSchema } from '../../payouts/queue';
@@ -17,8 +16,7 @@ import { orderView } from '../../moneyin/orderView';
 import { auditFilterSchema, readAuditLog } from '../../audit/auditLog';
 import { readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
-import { signalOpsDecision } from '../../payouts/signals';
-import { startPayoutSweepNow } from '../../payouts/temporalStarter';
+import { signalDecisionAfterCommit, sweepAfterResume } from '../../payouts/afterDecision';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
 import { documented } from '../openapi';
@@ -66,7 +64,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     const results = [];
     for (const orderId of new Set(body.orderIds)) {
       const result = await applyOpsDecision(deps.db, { orderId, action: body.action, actor, reason: body.reason, reference: body.reference }, cap);
-      if (result.kind === 'applied') await signalRun(deps, orderId, body.action, actor);
+      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action: body.action, actor });
       results.push({ orderId, result: result.kind, status: 'payout' in result ? result.payout.status : null });
     }
     return { action: body.action, results };
@@ -95,7 +93,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
       if (result.kind === 'not_awaiting_decision') {
         throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
       }
-      if (result.kind === 'applied') await signalRun(deps, orderId, action, actor);
+      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
       return { payout: result.payout, alreadyInEffect: result.kind === 'already_in_effect' };
     });
   }
@@ -113,28 +111,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     const { reason } = reasonBody.parse(request.body ?? {});
     const state = await setTransfersPaused(deps.db, { paused: false, actor: auditActor(request), reason });
     // Everything the pause held back is paid now, not at the next Schedule tick.
-    const sweep = await sweepNow(deps);
+    const sweep = await sweepAfterResume(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
     return { ...state, sweep };
   });
-}
-
-/** After the resume is committed; if the start fails the Schedule's next sweep does the same work. */
-async function sweepNow(deps: OpsPayoutDeps): Promise<{ workflowId: string } | null> {
-  if (!deps.temporal) return null;
-  try {
-    return { workflowId: await startPayoutSweepNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE) };
-  } catch (err) {
-    logger.error({ err }, 'transfers resumed but the payout sweep could not be started now; the Schedule will run it');
-    return null;
-  }
-}
-
-/** After the commit: the decision stands even if the signal fails (the run re-reads its row). */
-async function signalRun(deps: OpsPayoutDeps, orderId: string, action: OpsAction, actor: string): Promise<void> {
-  if (!deps.temporal) return;
-  try {
-    await signalOpsDecision(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
-  } catch (err) {
-    logger.error({ err, orderId, action }, 'ops decision committed but the payout run could not be signalled');
-  }
 }

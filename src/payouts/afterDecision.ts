@@ -1,0 +1,28 @@
+/** What follows an ops decision or a resume once it is committed, for every surface that takes
+ * them (the ops API, the console): the decision stands even if Temporal does not answer, because
+ * the run re-reads its row and the Schedule's sweep does the resume's work at its next tick. */
+import type { Client } from '@temporalio/client';
+import type { OpsDecision } from '../contracts/payout';
+import { logger } from '../logger';
+import { signalOpsDecision } from './signals';
+import { startPayoutSweepNow } from './temporalStarter';
+
+export async function signalDecisionAfterCommit(temporal: Client | undefined, taskQueue: string, orderId: string, decision: OpsDecision): Promise<void> {
+  if (!temporal) return;
+  try {
+    await signalOpsDecision(temporal, taskQueue, orderId, decision);
+  } catch (err) {
+    logger.error({ err, orderId, action: decision.action }, 'ops decision committed but the payout run could not be signalled');
+  }
+}
+
+/** Everything a pause held back is paid now, not at the next Schedule tick. */
+export async function sweepAfterResume(temporal: Client | undefined, taskQueue: string): Promise<{ workflowId: string } | null> {
+  if (!temporal) return null;
+  try {
+    return { workflowId: await startPayoutSweepNow(temporal, taskQueue) };
+  } catch (err) {
+    logger.error({ err }, 'transfers resumed but the payout sweep could not be started now; the Schedule will run it');
+    return null;
+  }
+}
