@@ -1,17 +1,16 @@
 /** Use cases on recon exceptions for finance: list with filters, resolve with a note (audited). */
 import { z } from 'zod';
 import { inTransaction, type Db } from '../db/pool';
-import { isIsoDate } from '../domain/calendar';
+import { isoDateSchema } from '../domain/calendar';
 import { CLASSES, REASONS } from './reasons';
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine(isIsoDate, 'no such date');
 
 export const exceptionFilterSchema = z.object({
   status: z.enum(['open', 'resolved', 'cleared']).optional(),
   class: z.enum(CLASSES).optional(),
   reason: z.enum(REASONS).optional(),
-  from: isoDay.optional(),
-  to: isoDay.optional(),
+  from: isoDateSchema.optional(),
+  to: isoDateSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   /** Rows with an id greater than this (keyset paging). */
   after: z.coerce.number().int().min(0).default(0),

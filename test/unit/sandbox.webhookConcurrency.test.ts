@@ -3,9 +3,9 @@
  * emission order (and the out_of_order fault still reorders them); drainWebhooks waits for every
  * delivery in flight. A real HTTP receiver that takes its time measures the overlap. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { orderingKey } from '../../src/sandbox/webhooks';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { closeServer, listenOnFreePort } from '../support/httpServer';
 
 /** Answers every delivery 200 after `holdMs`, counting how many requests it holds at once. */
 class SlowReceiver {
@@ -39,12 +39,10 @@ class SlowReceiver {
   });
   url = '';
   async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks/razorpay`;
+    this.url = await listenOnFreePort(this.server);
   }
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
+    return closeServer(this.server);
   }
   reset(): void {
     this.events = [];

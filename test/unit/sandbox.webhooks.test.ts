@@ -2,11 +2,11 @@
  * validateWebhookSignature), unique event ids, at-least-once delivery with retries, and the
  * webhook faults. A real HTTP receiver records what arrives. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Razorpay from 'razorpay';
 import { validateWebhookSignature } from '../../src/gateway';
 import type { Gateway } from '../../src/gateway/types';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { closeServer, listenOnFreePort } from '../support/httpServer';
 
 interface Received { body: string; signature: string; eventId: string; event: string }
 
@@ -29,12 +29,10 @@ class Receiver {
   });
   url = '';
   async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks/razorpay`;
+    this.url = await listenOnFreePort(this.server);
   }
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
+    return closeServer(this.server);
   }
   reset(): void {
     this.received = [];
