@@ -181,7 +181,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         return payout;
       }
       const after = await inTransaction(db, (tx) => applyTransferEvidence(tx, { transfer, source: 'fetch', runId: currentRunId(), policy: recording }));
-      return after ?? payout;
+      return after?.payout ?? payout;
     },
   };
 }

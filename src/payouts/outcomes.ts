@@ -1,7 +1,7 @@
 /** Recording what happened to a claimed payout: the createTransfer answer, the resolver's finding,
  * and settlement evidence. Each runs in one transaction that appends the payout_attempts row and
- * moves the status; each is a no-op when the row has already moved on (a retried activity, a
- * webhook that got there first). */
+ * moves the status (a create answer that says processed appends `accepted` then `settled`); each is
+ * a no-op when the row has already moved on (a retried activity, a webhook that got there first). */
 import { payoutLogFields, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
@@ -44,7 +44,10 @@ export async function recordTransferOutcome(db: Db, input: {
     const stillOurs = payout.status === 'processing' && payout.attempts === input.attemptNo;
     let retryAfterMs: number | null = null;
     const base = { payoutId: payout.id, attemptNo: input.attemptNo, idempotencyKey: input.idempotencyKey, runId: input.runId };
-    if (!stillOurs && input.outcome.type === 'accepted') {
+    // A retried recording whose first try committed (e.g. its workflow task failed after the local
+    // activity ran) finds this very transfer on the row: nothing to add, nothing to alarm about.
+    const alreadyRecorded = input.outcome.type === 'accepted' && payout.providerTransferId === input.outcome.entity.id;
+    if (!stillOurs && input.outcome.type === 'accepted' && !alreadyRecorded) {
       // The row moved on, but the provider took the transfer: keep that evidence (and its id, so the
       // resolver and reconciliation see it).
       logger.error({ ...payoutLogFields(payout), status: payout.status, transferId: input.outcome.entity.id }, 'transfer accepted after its claim moved on');
@@ -54,7 +57,13 @@ export async function recordTransferOutcome(db: Db, input: {
       const outcome = input.outcome;
       if (outcome.type === 'accepted') {
         await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: outcome.entity.id, raw: outcome.entity });
-        await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: outcome.entity.id, last_code: null });
+        const to = await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: outcome.entity.id, last_code: null });
+        // A direct transfer comes back `processed` at once (processed_at = created_at): the provider's
+        // own answer to our request is the evidence a fetch would give, recorded the same way, so the
+        // run needs no settlement wait. A later transfer.processed finds the row settled and changes nothing.
+        if (to === 'accepted' && outcome.entity.status === 'processed') {
+          await recordEvidence(tx, await lockPayout(tx, payout.id, input.policy.attemptCap), { transfer: outcome.entity, source: 'create', runId: input.runId, policy: input.policy });
+        }
       } else if (outcome.type === 'rejected') {
         const code = outcome.error.code;
         await insertAttempt(tx, { ...base, outcome: 'rejected', providerCode: code || null, raw: outcome });
@@ -127,14 +136,24 @@ export async function recordResolverGaveUp(db: Db, input: { payoutId: string; at
   });
 }
 
-/** Settlement evidence for an accepted payout, from a webhook (inside its transaction) or a fetch:
+interface TransferEvidenceInput { transfer: RzpTransfer; source: string; runId?: string | null; policy: RecordingPolicy }
+
+/** Settlement evidence for an accepted payout, from a webhook's fetch or the run's own fetch:
  * processed → `settled`; failed/reversed → not paid, retried with a new key. Anything else, or a row
- * that is not waiting for this transfer, changes nothing. Returns the payout touched, if any. */
-export async function applyTransferEvidence(tx: Tx, input: { transfer: RzpTransfer; source: string; runId?: string | null; policy: RecordingPolicy }): Promise<PayoutView | null> {
+ * that is not waiting for this transfer, changes nothing. Returns the payout touched, if any, and
+ * whether this evidence moved it. */
+export async function applyTransferEvidence(tx: Tx, input: TransferEvidenceInput): Promise<{ payout: PayoutView; moved: boolean } | null> {
   const { rows } = await tx.query<{ id: string }>('SELECT id FROM payouts WHERE provider_transfer_id = $1', [input.transfer.id]);
   if (!rows[0]) return null;
   const payout = await lockPayout(tx, rows[0].id, input.policy.attemptCap);
-  if (payout.status !== 'accepted') return payout;
+  if (payout.status !== 'accepted') return { payout, moved: false };
+  await recordEvidence(tx, payout, input);
+  const after = await lockPayout(tx, payout.id, input.policy.attemptCap);
+  return { payout: after, moved: after.status !== payout.status };
+}
+
+/** What the provider says about the transfer of `payout`, locked and `accepted`, recorded. */
+async function recordEvidence(tx: Tx, payout: PayoutView, input: TransferEvidenceInput): Promise<void> {
   const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: input.runId ?? null, providerTransferId: input.transfer.id };
   if (input.transfer.status === 'processed') {
     await insertAttempt(tx, { ...base, outcome: 'settled', raw: { source: input.source, transfer: input.transfer } });
@@ -143,5 +162,4 @@ export async function applyTransferEvidence(tx: Tx, input: { transfer: RzpTransf
     await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerCode: input.transfer.error.code, raw: { source: input.source, transfer: input.transfer } });
     await releaseNotPaid(tx, payout, input.policy, { lastCode: input.transfer.error.code ?? `TRANSFER_${input.transfer.status.toUpperCase()}`, newKey: true });
   }
-  return lockPayout(tx, payout.id, input.policy.attemptCap);
 }

@@ -3,9 +3,10 @@
  * stale (Razorpay retries an old event for 24 h). So inside the webhook's transaction nothing about
  * the payout changes; when the transfer could be one of our payouts, an after-commit step fetches it
  * from the provider, records what the fetch says in its own transaction (applyTransferEvidence:
- * processed → settled, failed/reversed → retried with a new key, anything else nothing), and then
- * signals the payout's run, which reads the row again. No transaction is open during the fetch. If
- * the fetch fails, nothing is lost: an accepted payout's run polls the transfer on a durable timer. */
+ * processed → settled, failed/reversed → retried with a new key, anything else nothing), and then,
+ * unless the payout was already final, signals the payout's run, which reads the row again. No
+ * transaction is open during the fetch. If the fetch fails, nothing is lost: an accepted payout's
+ * run polls the transfer on a durable timer. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payoutWorkflowId, transferEvidenceSignal, type TransferEvidence } from '../contracts/payout';
@@ -15,6 +16,7 @@ import { logger } from '../logger';
 import type { WebhookEffect } from '../webhooks/types';
 import { applyTransferEvidence, type RecordingPolicy } from './outcomes';
 import { payoutPolicyFrom } from './policy';
+import { isTerminal } from './stateMachine';
 
 /** What a transfer webhook carries, read only to decide whether to ask the provider: the id, and the
  * recovery key in the notes. Documented variants pass: `transfer_status` or `status` or neither (the
@@ -35,9 +37,11 @@ function recoveryKeyOf(notes: z.infer<typeof transferHintSchema>['notes']): stri
 async function followTransferHint(deps: { db: Db; gateway: Gateway; temporal?: Client; policy: RecordingPolicy }, input: { event: TransferEvidence['event']; transferId: string; orderId: string }): Promise<void> {
   const transfer = await deps.gateway.fetchTransfer(input.transferId);
   // `source` names what made us ask; the transfer recorded is the fetched one.
-  const payout = await inTransaction(deps.db, (tx) => applyTransferEvidence(tx, { transfer, source: `webhook ${input.event}`, policy: deps.policy }));
-  if (payout) logger.debug({ orderId: input.orderId, transferId: transfer.id, event: input.event, providerStatus: transfer.status, payoutStatus: payout.status }, 'transfer webhook checked against the provider');
-  if (!deps.temporal) return;
+  const applied = await inTransaction(deps.db, (tx) => applyTransferEvidence(tx, { transfer, source: `webhook ${input.event}`, policy: deps.policy }));
+  if (applied) logger.debug({ orderId: input.orderId, transferId: transfer.id, event: input.event, providerStatus: transfer.status, payoutStatus: applied.payout.status }, 'transfer webhook checked against the provider');
+  // Already final before this webhook (e.g. settled from the create answer): the run learnt it from
+  // its own step and has nothing to wait for; a signal would only race its completion.
+  if (!deps.temporal || (applied && !applied.moved && isTerminal(applied.payout.status))) return;
   try {
     await deps.temporal.workflow.getHandle(payoutWorkflowId(input.orderId)).signal(transferEvidenceSignal, { event: input.event, transferId: transfer.id });
   } catch (err) {

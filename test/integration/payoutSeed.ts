@@ -89,5 +89,7 @@ export async function recordHistory(client: Client, workflowId: string, fixtureN
   const object = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history), { longs: String, bytes: String, enums: String });
   const dir = path.resolve(__dirname, '../fixtures/histories');
   fs.mkdirSync(dir, { recursive: true });
+  // A kept fixture stands for runs older code left in flight: never replaced (delete it by hand to re-record).
+  if (fs.existsSync(path.join(dir, `${fixtureName}.json`))) return;
   fs.writeFileSync(path.join(dir, `${fixtureName}.json`), JSON.stringify(object));
 }
