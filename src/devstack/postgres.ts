@@ -16,6 +16,8 @@ export interface RunningPostgres {
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
+  /** An immediate shutdown (SIGQUIT: no checkpoint, crash recovery on the next start), data kept. */
+  crash(): Promise<void>;
 }
 
 const USER = 'postgres';
@@ -62,7 +64,13 @@ async function initialise(bin: Binaries, dataDir: string, owner: { uid?: number;
   }
 }
 
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; persistent: boolean; log?: (line: string) => void }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string; port: number; persistent: boolean;
+  /** A throwaway cluster that must still keep every acknowledged commit across an immediate shutdown
+   * (the fault campaign): synchronous_commit stays on (fsync may stay off: the OS does not crash). */
+  synchronousCommit?: boolean;
+  log?: (line: string) => void;
+}): Promise<RunningPostgres> {
   const bin = await binaries();
   const dataDir = path.resolve(opts.dataDir);
   const owner = await runAsIds();
@@ -70,7 +78,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   if (!alreadyInitialised) await initialise(bin, dataDir, owner);
   // The persistent (npm run dev) cluster keeps fsync on: its data must survive a crash or a power
   // cut. Throwaway test clusters turn it off for speed.
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off'])];
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.persistent ? [] : ['-c', 'fsync=off', ...(opts.synchronousCommit ? [] : ['-c', 'synchronous_commit=off'])])];
   const child: ChildProcess = spawn(bin.postgres, ['-D', dataDir, '-p', String(opts.port), ...flags], {
     ...owner,
     detached: true, // its own process group: the terminal's Ctrl-C does not reach it
@@ -103,6 +111,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       child.kill('SIGINT'); // "fast shutdown": rolls back open transactions, writes a checkpoint
       await exited;
       if (!opts.persistent) await fs.rm(dataDir, { recursive: true, force: true });
+    },
+    async crash() {
+      process.removeListener('exit', killOnExit);
+      child.kill('SIGQUIT');
+      await exited;
     },
   };
 }

@@ -98,6 +98,9 @@ export interface TopologyOptions {
   log?: (line: string) => void;
   /** Aborts the start-up (what was started is stopped). */
   signal?: AbortSignal;
+  /** Servers of our own keep what they acknowledged across a restart: Temporal in a SQLite file in
+   * stateDir, PostgreSQL with synchronous commits (the fault campaign restarts both). */
+  durableServers?: boolean;
 }
 
 export interface TopologyProcess {
@@ -145,6 +148,12 @@ export interface Topology {
   proxyServed(): number[];
   /** Every long-running process (sandbox, APIs, workers) as it is now. */
   processes(): TopologyProcess[];
+  /** Stops the Temporal dev server this topology started and starts it again on the same port and
+   * state (durableServers: its SQLite file); resolves once it answers. */
+  restartTemporal(): Promise<void>;
+  /** An immediate shutdown of the embedded PostgreSQL (no checkpoint), then a start on the same
+   * port and data directory (crash recovery); resolves once it accepts connections. */
+  crashAndRestartPostgres(): Promise<void>;
   /** Stops everything this topology started; idempotent. */
   stop(): Promise<void>;
 }
@@ -203,6 +212,10 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     return (line: string) => { if (!stream.writableEnded) stream.write(`${line}\n`); };
   };
 
+  // The servers this topology started, as they are now (a restart replaces the process).
+  let ownTemporal: { current: RunningTemporal; restart(): Promise<void> } | undefined;
+  let ownPostgres: { current: RunningPostgres; restart(): Promise<void> } | undefined;
+
   try {
     // 1. Temporal and PostgreSQL: reuse what was given, start the rest (both settle before a
     // failure of one is thrown, so that the other is stopped too).
@@ -211,16 +224,28 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       opts.temporalAddress ? Promise.resolve(null) : (async (): Promise<RunningTemporal> => {
         log('starting a Temporal dev server');
         const cli = await installTemporalCli(PROJECT_ROOT);
-        const server = await startTemporalDevServer({
-          cli, port: await freePort(), uiPort: opts.temporalUi ? await freePort() : null, dbFile: null, log: fileLog('temporal'),
-        });
-        stops.push({ phase: 3, what: 'temporal', stop: () => server.stop() });
+        const port = await freePort();
+        const uiPort = opts.temporalUi ? await freePort() : null;
+        const dbFile = opts.durableServers ? path.join(stateDir, 'temporal.sqlite') : null;
+        const temporalLog = fileLog('temporal');
+        const start = () => startTemporalDevServer({ cli, port, uiPort, dbFile, log: temporalLog });
+        const server = await start();
+        stops.push({ phase: 3, what: 'temporal', stop: () => ownTemporal!.current.stop() });
+        ownTemporal = { current: server, restart: async () => {
+          await ownTemporal!.current.stop();
+          ownTemporal!.current = await start();
+        } };
         return server;
       })(),
       opts.databaseUrl ? Promise.resolve(null) : (async (): Promise<RunningPostgres> => {
         log('starting an embedded PostgreSQL');
-        const pg = await startEmbeddedPostgres({ dataDir: path.join(stateDir, 'postgres'), port: await freePort(), persistent: false, log: fileLog('postgres') });
-        stops.push({ phase: 3, what: 'postgres', stop: () => pg.stop() });
+        const pgOpts = { dataDir: path.join(stateDir, 'postgres'), port: await freePort(), persistent: false, synchronousCommit: opts.durableServers ?? false, log: fileLog('postgres') };
+        const pg = await startEmbeddedPostgres(pgOpts);
+        stops.push({ phase: 3, what: 'postgres', stop: () => ownPostgres!.current.stop() });
+        ownPostgres = { current: pg, restart: async () => {
+          await ownPostgres!.current.crash();
+          ownPostgres!.current = await startEmbeddedPostgres(pgOpts);
+        } };
         return pg;
       })(),
     ]);
@@ -346,6 +371,16 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       databaseUrl, temporalAddress, temporalUiUrl: temporal?.uiUrl ?? null, namespace, taskQueue,
       proxyServed: () => proxy.served(),
       processes: () => [sandboxProcess, ...apis, ...workers],
+      restartTemporal: async () => {
+        if (!ownTemporal) throw new Error('restartTemporal: this topology uses a Temporal server it did not start');
+        await ownTemporal.restart();
+        log('Temporal dev server restarted');
+      },
+      crashAndRestartPostgres: async () => {
+        if (!ownPostgres) throw new Error('crashAndRestartPostgres: this topology uses a PostgreSQL server it did not start');
+        await ownPostgres.restart();
+        log('PostgreSQL restarted after an immediate shutdown');
+      },
       stop: stopAll,
     };
   } catch (err) {
@@ -511,6 +546,7 @@ export function sandboxHttpControl(baseUrl: string): SandboxControl {
     injectFault: (rule: FaultRule) => done(call('POST', '/faults', rule)),
     clearFaults: () => done(call('DELETE', '/faults')),
     callCounts: () => call<Record<string, number>>('GET', '/call-counts'),
+    faultsFired: () => call<Record<string, number>>('GET', '/faults/fired'),
     transfers: (filter = {}) => call<RzpTransfer[]>('GET', '/transfers', undefined, { recipient: filter.recipient }),
     refunds: () => call<RzpRefund[]>('GET', '/refunds'),
     processPendingTransfers: (o = {}) => done(call('POST', '/transfers/process', o)),

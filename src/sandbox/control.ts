@@ -63,6 +63,9 @@ export interface SandboxControl {
   clearFaults(): Promise<void>;
   /** How many times each endpoint was called (for "no further calls" assertions). */
   callCounts(): Promise<Record<string, number>>;
+  /** Faults that fired (not those planned): `<endpoint>:<kind>` for API faults; `webhook:duplicate`,
+   * `webhook:out_of_order`, `webhook:drop_first_try`, `webhook:failed_try`, `webhook:given_up`. */
+  faultsFired(): Promise<Record<string, number>>;
 
   /** Every transfer ever created (from the provider's side), optionally for one linked account. */
   transfers(filter?: { recipient?: string }): Promise<RzpTransfer[]>;

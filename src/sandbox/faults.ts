@@ -23,6 +23,8 @@ interface ActiveRule {
 export class FaultInjector {
   private rules: ActiveRule[] = [];
   private counts: Record<string, number> = {};
+  /** Faults applied, by `endpoint:kind` (what fired, not what was planned). */
+  private fired: Record<string, number> = {};
 
   add(rule: FaultRule): void {
     if (!rule.calls && rule.probability === undefined) throw new Error('a fault rule needs `calls` or `probability`');
@@ -36,10 +38,15 @@ export class FaultInjector {
   reset(): void {
     this.rules = [];
     this.counts = {};
+    this.fired = {};
   }
 
   callCounts(): Record<string, number> {
     return { ...this.counts };
+  }
+
+  firedCounts(): Record<string, number> {
+    return { ...this.fired };
   }
 
   /** Counts one call of `endpoint` and returns the fault to apply to it, if any. */
@@ -52,6 +59,7 @@ export class FaultInjector {
       const fires = active.rule.calls ? active.rule.calls.includes(active.seen) : active.random() < (active.rule.probability ?? 0);
       if (fires && !chosen) chosen = active.rule.fault;
     }
+    if (chosen) this.fired[`${endpoint}:${chosen.kind}`] = (this.fired[`${endpoint}:${chosen.kind}`] ?? 0) + 1;
     return chosen;
   }
 }

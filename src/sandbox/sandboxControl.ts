@@ -122,6 +122,9 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     async callCounts() {
       return faults.callCounts();
     },
+    async faultsFired() {
+      return { ...faults.firedCounts(), ...webhooks.fired };
+    },
 
     async transfers(filter = {}) {
       return copy<RzpTransfer[]>([...state.transfers.values()].filter((t) => !filter.recipient || t.recipient === filter.recipient));

@@ -91,6 +91,8 @@ export class WebhookDispatcher {
   private readonly concurrency: number;
   /** The most deliveries ever in flight at once (for tests and benches). */
   maxInFlight = 0;
+  /** What happened to deliveries, by `webhook:<what>`: faults applied, failed tries, events given up. */
+  readonly fired: Record<string, number> = {};
   target: string | null;
   enabled = true;
 
@@ -171,6 +173,7 @@ export class WebhookDispatcher {
     this.faults = [];
     this.records.length = 0;
     this.enabled = true;
+    for (const k of Object.keys(this.fired)) delete this.fired[k];
   }
 
   close(): void {
@@ -184,7 +187,12 @@ export class WebhookDispatcher {
     const match = this.faults.find((f) => f.fault === fault && f.remaining > 0 && (!f.events || f.events.includes(event)));
     if (!match) return false;
     match.remaining -= 1;
+    this.count(fault);
     return true;
+  }
+
+  private count(what: string): void {
+    this.fired[`webhook:${what}`] = (this.fired[`webhook:${what}`] ?? 0) + 1;
   }
 
   /** Starts queued deliveries while a slot is free: the first queued one whose key is not in flight. */
@@ -230,7 +238,9 @@ export class WebhookDispatcher {
       }
       return;
     }
+    this.count('failed_try');
     if (record.attempts >= (this.opts.maxAttempts ?? 8)) {
+      this.count('given_up');
       log.warn({ eventId: record.id, event: record.event, attempts: record.attempts }, 'webhook given up');
       return;
     }
