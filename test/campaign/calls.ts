@@ -1,0 +1,38 @@
+/** Calls the campaign makes as a real client would: through the load balancer with a role's key,
+ * retried (same request, same idempotency reference) while the system answers 5xx or not at all —
+ * an API whose PostgreSQL or Temporal is restarting, a gateway fault behind it. */
+import { callApi, type ApiAnswer, type Topology, type TopologyRole } from '../../src/devstack/topology';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class CampaignCallError extends Error {}
+
+/** Retries until a non-5xx answer or the deadline; answers in `accept` (default 2xx) are returned,
+ * any other 4xx throws (the campaign's own request was wrong, or the system refused it). */
+export async function callRetrying(t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body?: unknown,
+  opts: { accept?: number[]; deadlineMs?: number; onRetry?: () => void } = {}): Promise<ApiAnswer> {
+  const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
+  let last = '';
+  for (let attempt = 0; ; attempt++) {
+    const answer = await callApi(t, role, method, route, body).catch((err: unknown) => ({ status: 0, body: String(err) }) as ApiAnswer);
+    if ((answer.status >= 200 && answer.status < 300) || opts.accept?.includes(answer.status)) return answer;
+    last = `${answer.status} ${JSON.stringify(answer.body)}`;
+    if (answer.status !== 0 && answer.status < 500 && answer.status !== 429) throw new CampaignCallError(`${method} ${route} as ${role} → ${last}`);
+    if (Date.now() > deadline) throw new CampaignCallError(`${method} ${route} as ${role}: still failing at the deadline (last: ${last})`);
+    opts.onRetry?.();
+    await sleep(Math.min(250 * 2 ** Math.min(attempt, 3), 2_000));
+  }
+}
+
+/** Retries a step that must eventually work (a sandbox control call, a PostgreSQL read across a restart). */
+export async function eventually<T>(what: string, step: () => Promise<T>, deadlineMs = 60_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (Date.now() > deadline) throw new CampaignCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      await sleep(Math.min(200 * 2 ** Math.min(attempt, 3), 2_000));
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/** The checker: what the provider's ledger (the sandbox's transfers and refunds) and PostgreSQL say
+ * about every planned order, against what the plan asked for — never what the workflows report
+ * about themselves. Pure: `checkOrders` takes both ledgers as read and returns verdicts. */
+import type { RzpRefund, RzpTransfer } from '../../src/gateway/types';
+import { ORDER_KINDS, type OrderKind } from './plan';
+import type { OrderHistory, World } from './workload';
+
+export interface DbLedger {
+  orders: Map<string, { status: string; vendorNetPaise: number; subsidyPaise: number; commissionPaise: number; totalPaise: number }>;
+  payouts: Map<string, { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string; lastCode: string | null }>;
+  splits: Map<string, { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string }>;
+  ledger: Map<string, { route: string; amountPaise: number }>;
+  openLedger: Set<string>;
+  obligations: Map<string, number>;
+  refunds: Array<{ orderId: string | null; paymentId: string; status: string; gatewayRefundId: string | null }>;
+}
+
+export interface ProviderLedger {
+  transfers: RzpTransfer[];
+  refunds: RzpRefund[];
+  platformAccountSource: (t: RzpTransfer) => boolean;
+}
+
+export interface OrderVerdict {
+  history: OrderHistory;
+  /** Live transfers the provider holds for the order (processed, not reversed). */
+  liveTransfers: number;
+  expectedTransfers: 0 | 1;
+  duplicates: number;
+  lost: boolean;
+  stuck: boolean;
+  parked: boolean;
+  disagreements: string[];
+  violations: string[];
+}
+
+export interface CheckResult {
+  verdicts: OrderVerdict[];
+  /** Transfers the provider holds that belong to no planned order (a double payment, or worse). */
+  unattributed: RzpTransfer[];
+  violations: string[];
+}
+
+const STUCK_PAYOUT: ReadonlySet<string> = new Set(['pending', 'processing', 'accepted', 'failed']);
+const isLive = (t: RzpTransfer) => t.status === 'processed' && (t.amount_reversed ?? 0) === 0;
+const notesOrder = (t: RzpTransfer): string | null => (t.notes && !Array.isArray(t.notes) && typeof t.notes.order_id === 'string' ? t.notes.order_id : null);
+
+export function checkOrders(histories: OrderHistory[], world: World, db: DbLedger, provider: ProviderLedger): CheckResult {
+  const attributed = new Set<string>();
+  const verdicts = histories.map((h) => checkOne(h, world, db, provider, attributed));
+  const campaignAccounts = new Set(Object.values(world.accounts).filter((a): a is string => a !== null));
+  const unattributed = provider.transfers.filter((t) => !attributed.has(t.id) && campaignAccounts.has(t.recipient) && t.status !== 'failed');
+  const violations = [
+    ...verdicts.flatMap((v) => v.violations.map((x) => `${v.history.orderId ?? v.history.planned.clientReference} (${v.history.planned.kind}): ${x}`)),
+    ...unattributed.map((t) => `transfer ${t.id} of ${t.amount} paise to ${t.recipient} (${t.status}) belongs to no order of the campaign`),
+  ];
+  return { verdicts, unattributed, violations };
+}
+
+function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: ProviderLedger, attributed: Set<string>): OrderVerdict {
+  const o = h.planned;
+  const v: OrderVerdict = { history: h, liveTransfers: 0, expectedTransfers: 0, duplicates: 0, lost: false, stuck: false, parked: false, disagreements: [], violations: [] };
+  if (!h.orderId) {
+    v.violations.push(`never placed: ${h.error ?? 'no order id'}`);
+    return v;
+  }
+  if (h.error) v.violations.push(`the client could not take it down its route: ${h.error}`);
+  const orderId = h.orderId;
+  const order = db.orders.get(orderId);
+  if (!order) {
+    v.violations.push('placed, but PostgreSQL has no such order');
+    return v;
+  }
+  const mine = provider.transfers.filter((t) => (provider.platformAccountSource(t) && notesOrder(t) === orderId) || (h.gatewayOrderId !== null && t.source === h.gatewayOrderId) || h.paymentIds.includes(t.source));
+  for (const t of mine) attributed.add(t.id);
+  const live = mine.filter(isLive);
+  v.liveTransfers = live.length;
+  const payout = db.payouts.get(orderId);
+  const split = db.splits.get(orderId);
+  const ledger = db.ledger.get(orderId);
+  const account = world.accounts[o.vendor];
+  const exp = o.expect;
+
+  if (exp.transfers === 'none' && 'unpaid' in exp) {
+    if (order.status !== exp.unpaid) {
+      v.violations.push(`order is ${order.status}, planned ${exp.unpaid}`);
+      if (order.status === 'pending' || order.status === 'failed') v.stuck = true;
+    }
+    if (payout) v.violations.push(`an unpaid order has a payout (${payout.status})`);
+    if (ledger) v.violations.push(`an unpaid order has an offline ledger row (${ledger.route})`);
+  } else if (order.status !== 'paid') {
+    v.violations.push(`order is ${order.status}, planned paid`);
+    v.stuck = order.status === 'pending' || order.status === 'failed';
+  }
+  if (order.vendorNetPaise !== order.totalPaise - order.commissionPaise) v.disagreements.push(`vendor net ${order.vendorNetPaise} ≠ total ${order.totalPaise} − commission ${order.commissionPaise}`);
+
+  if (exp.transfers === 'direct') {
+    v.expectedTransfers = exp.payout === 'settled' ? 1 : 0;
+    if (!payout) v.violations.push('no payout row');
+    else {
+      if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
+      v.parked = payout.status === 'parked' || payout.status === 'review';
+      if (payout.status !== exp.payout) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
+      if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
+      if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);
+      if (payout.amountPaise !== order.vendorNetPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${order.vendorNetPaise}`);
+      if (payout.status === 'settled' && (live.length !== 1 || payout.providerTransferId !== live[0]!.id)) v.disagreements.push(`payout settled by ${payout.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
+    }
+    if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== order.vendorNetPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${order.vendorNetPaise}`);
+    if (payout?.status === 'settled' && db.openLedger.has(orderId)) v.disagreements.push('settled by transfer, yet listed as owed offline');
+  } else if (exp.transfers === 'split') {
+    v.expectedTransfers = 1;
+    if (payout) v.violations.push(`a split order has a direct-transfer payout (${payout.status})`);
+    if (!split) v.violations.push('no split row');
+    else {
+      if (split.status === 'expected') v.stuck = true;
+      if (split.status !== 'processed') v.violations.push(`split is ${split.status}, planned processed`);
+      if (split.linkedAccountId !== account || split.amountPaise !== order.vendorNetPaise) v.disagreements.push(`split row of ${split.amountPaise} to ${split.linkedAccountId}, expected ${order.vendorNetPaise} to ${account}`);
+      if (split.status === 'processed' && (live.length !== 1 || split.providerTransferId !== live[0]!.id)) v.disagreements.push(`split row says ${split.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
+    }
+    if (ledger?.route !== 'split') v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected split`);
+    if (split?.status === 'processed' && db.openLedger.has(orderId)) v.disagreements.push('paid by its split, yet listed as owed offline');
+  } else if ('ledger' in exp) {
+    if (payout) v.violations.push(`an offline order has a payout (${payout.status})`);
+    const amount = exp.ledger === 'cash' ? order.subsidyPaise - order.commissionPaise : order.vendorNetPaise;
+    if (ledger?.route !== exp.ledger || ledger.amountPaise !== amount) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected ${exp.ledger} of ${amount}`);
+    if (exp.ledger === 'corporate_direct' && db.obligations.get(orderId) !== order.vendorNetPaise) v.disagreements.push(`obligation ${db.obligations.get(orderId) ?? 'missing'}, expected ${order.vendorNetPaise}`);
+  }
+
+  for (const t of live) {
+    if (t.recipient !== account) v.disagreements.push(`transfer ${t.id} went to ${t.recipient}, the vendor's account is ${account}`);
+    if (t.amount !== order.vendorNetPaise) v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ vendor net ${order.vendorNetPaise}`);
+  }
+  if (live.length > v.expectedTransfers) {
+    v.duplicates = live.length - v.expectedTransfers;
+    v.violations.push(`${live.length} live transfers (${live.map((t) => t.id).join(', ')}), planned ${v.expectedTransfers}`);
+  } else if (live.length < v.expectedTransfers) {
+    v.lost = !v.stuck;
+    v.violations.push(`no live transfer, planned ${v.expectedTransfers}${v.stuck ? ' (still in flight at the deadline)' : ''}`);
+  }
+
+  const refundsAtProvider = provider.refunds.filter((r) => h.paymentIds.includes(r.payment_id));
+  const liveRefunds = refundsAtProvider.filter((r) => r.status !== 'failed');
+  if (liveRefunds.length !== o.refunds) v.violations.push(`${liveRefunds.length} refunds at the provider (${liveRefunds.map((r) => r.id).join(', ')}), planned ${o.refunds}`);
+  for (const r of liveRefunds) {
+    const ours = db.refunds.find((x) => x.gatewayRefundId === r.id);
+    if (!ours) v.disagreements.push(`refund ${r.id} at the provider is not in PostgreSQL`);
+    else if (ours.status !== r.status) {
+      v.disagreements.push(`refund ${r.id} is ${ours.status} here, ${r.status} at the provider`);
+      if (ours.status === 'requested' || ours.status === 'pending') v.stuck = true;
+    }
+  }
+  for (const d of v.disagreements) v.violations.push(d);
+  return v;
+}
+
+export interface RouteRow { route: OrderKind; orders: number; transfers: number; duplicates: number; lost: number; stuck: number; parked: number; disagreements: number }
+
+export function tableByRoute(verdicts: OrderVerdict[]): RouteRow[] {
+  const rows = new Map<OrderKind, RouteRow>();
+  for (const v of verdicts) {
+    const route = v.history.planned.kind;
+    const row = rows.get(route) ?? { route, orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 };
+    row.orders += 1;
+    row.transfers += v.liveTransfers;
+    row.duplicates += v.duplicates;
+    row.lost += v.lost ? 1 : 0;
+    row.stuck += v.stuck ? 1 : 0;
+    row.parked += v.parked ? 1 : 0;
+    row.disagreements += v.disagreements.length > 0 ? 1 : 0;
+    rows.set(route, row);
+  }
+  return ORDER_KINDS.flatMap((k) => rows.get(k) ?? []);
+}

@@ -1,0 +1,163 @@
+/** The campaign's fault schedule, carried out against the running topology at its planned times,
+ * and the ops engineer's part (retrying payouts parked while an account was suspended). Every fault
+ * that actually happened is counted here (the sandbox counts its own); `clearAll` undoes whatever
+ * is still in force so the system can quiesce. */
+import type { Client } from '@temporalio/client';
+import { PAYOUT_WORKFLOW_TYPE } from '../../src/contracts/payout';
+import { freePort } from '../../src/devstack/ports';
+import type { Topology } from '../../src/devstack/topology';
+import { seededRandom } from '../../src/sandbox/faults';
+import { callRetrying, eventually, sleep } from './calls';
+import type { CampaignPlan, PlannedFault } from './plan';
+import type { World } from './workload';
+
+export interface FaultRunner {
+  /** Counts by `<what>` of the faults this process carried out. */
+  readonly fired: Record<string, number>;
+  /** Problems a fault ran into (a worker that would not restart…): reported, never hidden. */
+  readonly problems: string[];
+  /** Resolves when every planned fault has been carried out and undone. */
+  done: Promise<void>;
+  /** Undoes whatever is still in force (faults cleared, delivery on, balance back, switch resumed). */
+  clearAll(): Promise<void>;
+  /** Stops the ops loop. */
+  stopOps(): void;
+}
+
+export const PLATFORM_BALANCE_PAISE = 100_000_000_000;
+
+export function startFaults(t: Topology, plan: CampaignPlan, world: World, temporal: Client, startedAt: number, log: (line: string) => void): FaultRunner {
+  const fired: Record<string, number> = {};
+  const problems: string[] = [];
+  const count = (what: string, n = 1) => { fired[what] = (fired[what] ?? 0) + n; };
+  const webhookUrl = `${t.proxyUrl}/webhooks/razorpay`;
+  const random = seededRandom(plan.seed ^ 0x5bd1e995);
+  let flakySuspended = false;
+  let opsStopped = false;
+
+  const carryOut = async (f: PlannedFault): Promise<void> => {
+    await sleep(Math.max(0, startedAt + f.atMs - Date.now()));
+    const at = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
+    switch (f.kind) {
+      case 'api_faults':
+        for (const rule of f.rules) await t.sandbox.injectFault(rule);
+        log(`fault ${at}: ${f.rules.length} seeded API fault rules on ${new Set(f.rules.map((r) => r.endpoint)).size} endpoints`);
+        return;
+      case 'webhook_fault':
+        await t.sandbox.injectWebhookFault(f.fault, { count: f.count });
+        return;
+      case 'webhook_delivery_off':
+        log(`fault ${at}: webhook delivery off for ${f.forMs} ms`);
+        await t.sandbox.setWebhookDelivery(false);
+        count('webhook delivery off');
+        await sleep(f.forMs);
+        await t.sandbox.setWebhookDelivery(true);
+        return;
+      case 'webhook_target_down': {
+        log(`fault ${at}: webhook target down for ${f.forMs} ms (events given up for good)`);
+        await t.sandbox.setWebhookTarget(`http://127.0.0.1:${await freePort()}/webhooks/razorpay`);
+        count('webhook target down');
+        await sleep(f.forMs);
+        await t.sandbox.setWebhookTarget(webhookUrl);
+        return;
+      }
+      case 'kill_worker': {
+        const worker = t.workers[f.worker]!;
+        log(`fault ${at}: SIGKILL ${worker.name} (pid ${worker.pid}), restart after ${f.restartAfterMs} ms`);
+        await worker.kill('SIGKILL');
+        count('worker SIGKILL');
+        await sleep(f.restartAfterMs);
+        await worker.restart().catch((err: unknown) => problems.push(`${worker.name} did not restart: ${String(err)}`));
+        return;
+      }
+      case 'terminate_runs': {
+        const running: string[] = [];
+        const query = `WorkflowType = '${PAYOUT_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
+        for await (const wf of temporal.workflow.list({ query })) running.push(wf.workflowId);
+        running.sort();
+        const chosen = new Set<string>();
+        while (chosen.size < Math.min(f.count, running.length)) chosen.add(running[Math.floor(random() * running.length)]!);
+        for (const id of chosen) {
+          await temporal.workflow.getHandle(id).terminate('fault campaign: terminated by an operator').then(() => count('payout run terminated'), () => undefined);
+        }
+        log(`fault ${at}: terminated ${chosen.size} of ${running.length} live payout runs`);
+        return;
+      }
+      case 'restart_temporal':
+        log(`fault ${at}: restarting the Temporal server`);
+        await t.restartTemporal();
+        count('Temporal restart');
+        return;
+      case 'restart_postgres':
+        log(`fault ${at}: PostgreSQL immediate shutdown and restart`);
+        await t.crashAndRestartPostgres();
+        count('PostgreSQL immediate shutdown');
+        return;
+      case 'kill_switch':
+        log(`fault ${at}: kill switch paused for ${f.forMs} ms`);
+        await callRetrying(t, 'ops', 'POST', '/ops/transfers/pause', { reason: 'fault campaign: paused' });
+        count('kill switch paused');
+        await sleep(f.forMs);
+        await callRetrying(t, 'ops', 'POST', '/ops/transfers/resume', { reason: 'fault campaign: resumed' });
+        return;
+      case 'balance_zero':
+        log(`fault ${at}: platform balance at zero for ${f.forMs} ms`);
+        await t.sandbox.setPlatformBalance(0);
+        count('platform balance zero');
+        await sleep(f.forMs);
+        await t.sandbox.setPlatformBalance(PLATFORM_BALANCE_PAISE);
+        return;
+      case 'suspend_account': {
+        const account = world.accounts[f.vendor]!;
+        log(`fault ${at}: linked account of ${world.vendors[f.vendor]} suspended for ${f.forMs} ms`);
+        flakySuspended = true;
+        await t.sandbox.setLinkedAccountStatus(account, 'suspended');
+        count('linked account suspended');
+        await sleep(f.forMs);
+        await t.sandbox.setLinkedAccountStatus(account, 'activated');
+        flakySuspended = false;
+      }
+    }
+  };
+
+  // Ops: payouts of the vendor whose account was suspended park; once it is active again, ops
+  // retries them through the API, as the queue's next step says. Nothing else is decided for the system.
+  const opsLoop = (async () => {
+    while (!opsStopped) {
+      await sleep(1_500);
+      if (flakySuspended) continue;
+      try {
+        const { body } = await callRetrying(t, 'ops', 'GET', `/ops/payouts?status=parked&vendorId=${world.vendors.flaky}&limit=200`, undefined, { deadlineMs: 10_000 });
+        for (const item of body.items as Array<{ orderId: string }>) {
+          await callRetrying(t, 'ops', 'POST', `/ops/payouts/${item.orderId}/retry`, { reason: 'fault campaign: the account is active again' }, { accept: [409], deadlineMs: 10_000 });
+          count('ops retry (API)');
+        }
+      } catch { /* the API is restarting: next round */ }
+    }
+  })();
+
+  const done = Promise.all(plan.faults.map((f) => carryOut(f).catch((err: unknown) => {
+    problems.push(`fault ${f.kind} at ${f.atMs} ms: ${err instanceof Error ? err.message : String(err)}`);
+  }))).then(() => undefined);
+
+  return {
+    fired, problems, done,
+    async clearAll() {
+      await eventually('clearing the sandbox faults', async () => {
+        await t.sandbox.clearFaults();
+        await t.sandbox.setWebhookDelivery(true);
+        await t.sandbox.setWebhookTarget(webhookUrl);
+        await t.sandbox.setPlatformBalance(PLATFORM_BALANCE_PAISE);
+        await t.sandbox.setLinkedAccountStatus(world.accounts.flaky!, 'activated');
+      });
+      flakySuspended = false;
+      const state = await callRetrying(t, 'ops', 'GET', '/ops/transfers/switch');
+      if (state.body.paused) await callRetrying(t, 'ops', 'POST', '/ops/transfers/resume', { reason: 'fault campaign: quiesce' });
+      for (const w of t.workers) if (!w.running) await w.restart();
+    },
+    stopOps() {
+      opsStopped = true;
+      void opsLoop;
+    },
+  };
+}

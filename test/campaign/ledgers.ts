@@ -1,0 +1,53 @@
+/** Reading the two ledgers the checker judges by: PostgreSQL (our books) and the sandbox (the
+ * provider's), and the quiesce probe: what is still moving. */
+import type { Pool } from 'pg';
+import type { Topology } from '../../src/devstack/topology';
+import type { DbLedger, ProviderLedger } from './checker';
+
+const n = (v: string | number) => Number(v);
+
+export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedger> {
+  const q = async <R extends Record<string, unknown>>(sql: string) => (await db.query<R>(sql, [orderIds])).rows;
+  const [orders, payouts, splits, ledger, open, obligations, refunds] = await Promise.all([
+    q<{ id: string; status: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
+      'SELECT id, status, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
+    q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string; last_code: string | null }>(
+      'SELECT order_id, status, amount_paise, provider_transfer_id, linked_account_id, last_code FROM payouts WHERE order_id = ANY($1)'),
+    q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string }>(
+      'SELECT order_id, status, amount_paise, provider_transfer_id, linked_account_id FROM split_transfers WHERE order_id = ANY($1)'),
+    q<{ order_id: string; route: string; amount_paise: string }>('SELECT order_id, route, amount_paise FROM offline_ledger WHERE order_id = ANY($1)'),
+    q<{ order_id: string }>('SELECT order_id FROM offline_ledger_open WHERE order_id = ANY($1)'),
+    q<{ order_id: string; amount_paise: string }>('SELECT order_id, amount_paise FROM vendor_obligations WHERE order_id = ANY($1)'),
+    q<{ order_id: string | null; payment_id: string; status: string; gateway_refund_id: string | null }>(
+      'SELECT order_id, payment_id, status, gateway_refund_id FROM refunds WHERE order_id = ANY($1)'),
+  ]);
+  return {
+    orders: new Map(orders.map((r) => [r.id, { status: r.status, vendorNetPaise: n(r.vendor_net_paise), subsidyPaise: n(r.subsidy_paise), commissionPaise: n(r.commission_paise), totalPaise: n(r.total_paise) }])),
+    payouts: new Map(payouts.map((r) => [r.order_id, { status: r.status, amountPaise: n(r.amount_paise), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id, lastCode: r.last_code }])),
+    splits: new Map(splits.map((r) => [r.order_id, { status: r.status, amountPaise: n(r.amount_paise), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id }])),
+    ledger: new Map(ledger.map((r) => [r.order_id, { route: r.route, amountPaise: n(r.amount_paise) }])),
+    openLedger: new Set(open.map((r) => r.order_id)),
+    obligations: new Map(obligations.map((r) => [r.order_id, n(r.amount_paise)])),
+    refunds: refunds.map((r) => ({ orderId: r.order_id, paymentId: r.payment_id, status: r.status, gatewayRefundId: r.gateway_refund_id })),
+  };
+}
+
+export async function readProviderLedger(t: Topology): Promise<ProviderLedger> {
+  const [transfers, refunds] = await Promise.all([t.sandbox.transfers(), t.sandbox.refunds()]);
+  return { transfers, refunds, platformAccountSource: (x) => !x.source.startsWith('pay_') && !x.source.startsWith('order_') };
+}
+
+/** What is still moving: a quiet system has none of these (parked payouts wait for a human). */
+export async function stillMoving(db: Pool, orderIds: string[], plannedParked: string[]): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ what: string; n: string }>(
+    `SELECT 'payouts ' || status AS what, count(*) AS n FROM payouts WHERE status IN ('pending', 'processing', 'accepted', 'failed') GROUP BY status
+     UNION ALL SELECT 'splits expected', count(*) FROM split_transfers WHERE status = 'expected' HAVING count(*) > 0
+     UNION ALL SELECT 'refunds ' || status, count(*) FROM refunds WHERE status IN ('requested', 'pending') GROUP BY status
+     UNION ALL SELECT 'outbox rows', count(*) FROM payouts_outbox HAVING count(*) > 0
+     UNION ALL SELECT 'orders ' || status, count(*) FROM orders WHERE id = ANY($1) AND status IN ('pending', 'failed') GROUP BY status
+     UNION ALL SELECT 'payouts ' || status || ' (unplanned)', count(*) FROM payouts WHERE status IN ('parked', 'review') AND NOT order_id = ANY($2) GROUP BY status`,
+    [orderIds, plannedParked]);
+  // A never-paid order is pending until it expires, a payout parked while its account was
+  // suspended until ops retries it: both are movement still to come.
+  return Object.fromEntries(rows.map((r) => [r.what, Number(r.n)]));
+}

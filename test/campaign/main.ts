@@ -1,0 +1,242 @@
+/** `npm run campaign -- --orders N --seed S [--duration 60s]`: a seeded fault campaign on the
+ * production topology (two workers, two APIs, the sandbox as Razorpay, Temporal and PostgreSQL as
+ * their own processes). It plans a workload and a fault schedule from the seed, runs both at once,
+ * clears the faults and lets the Schedules bring the system to rest, then judges it from the
+ * provider's ledger and PostgreSQL, closes the books through recon, prints a table and exits 1 on
+ * any violation, with the seed to repeat the run. `--plan-only` prints the plan and its digest. */
+import { Client, Connection } from '@temporalio/client';
+import { Pool } from 'pg';
+import { startTopology, type Topology } from '../../src/devstack/topology';
+import { formatRupees } from '../../src/domain/money';
+import { sleep } from './calls';
+import { checkOrders, tableByRoute, type CheckResult } from './checker';
+import { startFaults } from './faults';
+import { readDbLedger, readProviderLedger, stillMoving } from './ledgers';
+import { planCampaign, planDigest, type CampaignPlan } from './plan';
+import { closeTheBooks, type ReconOutcome } from './recon';
+import { buildWorld, runWorkload } from './workload';
+
+/** Shorter clocks than production (seconds, not minutes) so that a run quiesces within minutes;
+ * the order between the timeouts is the one config enforces. Faults are sized against them. */
+export const CAMPAIGN_TUNING: Readonly<Record<string, string>> = {
+  PAYOUT_RETRY_BACKOFF_MS: '500',
+  PAYOUT_RETRY_BACKOFF_MAX_MS: '4000',
+  PAYOUT_ATTEMPT_CAP: '12',
+  PAYOUT_HUMAN_RECHECK_MS: '5000',
+  MISSED_WEBHOOK_SWEEP_AGE_MS: '4000',
+  MISSED_WEBHOOK_SWEEP_EVERY_MS: '3000',
+  UNPAID_ORDER_EXPIRY_MS: '30000',
+  SPLIT_TRANSFER_POLL_MS: '2000',
+  REFUND_RETRY_BACKOFF_MS: '500',
+  REFUND_RETRY_BACKOFF_MAX_MS: '4000',
+  SETTLEMENT_UTR_REFRESH_MS: '5000',
+};
+const GATEWAY_TIMEOUT_MS = 3_000;
+const STALE_CLAIM_MS = 8_000;
+const WEBHOOK_RETRY_BASE_MS = 50;
+/** The sandbox gives an event up after 8 tries: 7 backoffs of base × 2^k. */
+const WEBHOOK_RETRY_SPAN_MS = WEBHOOK_RETRY_BASE_MS * (2 ** 7 - 1);
+
+export interface CampaignOptions {
+  orders: number;
+  seed: number;
+  durationMs?: number;
+  quiesceDeadlineMs?: number;
+  keep?: boolean;
+  log: (line: string) => void;
+}
+
+export interface CampaignResult {
+  plan: CampaignPlan;
+  check: CheckResult;
+  recon: ReconOutcome | null;
+  fired: Record<string, number>;
+  quiesceMs: number;
+  stillMoving: Record<string, number>;
+  problems: string[];
+  violations: string[];
+}
+
+export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs'>): CampaignPlan {
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+}
+
+export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+  const { log } = o;
+  const plan = campaignPlan(o);
+  log(`campaign seed ${plan.seed}: ${plan.orders.length} orders over ${(plan.durationMs / 1000).toFixed(0)} s, ${plan.faults.length} scheduled faults, plan ${planDigest(plan)}`);
+  const t = await startTopology({
+    durableServers: true,
+    env: { ...CAMPAIGN_TUNING, GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), PAYOUT_STALE_CLAIM_MS: String(STALE_CLAIM_MS) },
+    sandboxWebhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
+    log: (line) => log(`topology: ${line}`),
+  });
+  const db = new Pool({ connectionString: t.databaseUrl, max: 4 });
+  db.on('error', () => undefined); // idle clients die with the PostgreSQL restart: the next query reconnects
+  const connection = await Connection.connect({ address: t.temporalAddress });
+  const temporal = new Client({ connection, namespace: t.namespace });
+  try {
+    return await runOn(t, db, temporal, plan, o);
+  } finally {
+    await db.end().catch(() => undefined);
+    await connection.close().catch(() => undefined);
+    if (o.keep) log(`--keep: the topology stays up (logs in ${t.stateDir}); Ctrl-C stops it`);
+    else await t.stop();
+  }
+}
+
+async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan, o: CampaignOptions): Promise<CampaignResult> {
+  const { log } = o;
+  const campaignStart = new Date();
+  const world = await buildWorld(t, plan, log);
+  const startedAt = Date.now();
+  const faults = startFaults(t, plan, world, temporal, startedAt, log);
+  const tenth = Math.max(1, Math.floor(plan.orders.length / 10));
+  const histories = await runWorkload(t, plan, world, startedAt, (done) => {
+    if (done % tenth === 0 || done === plan.orders.length) log(`workload: ${done}/${plan.orders.length} orders taken down their routes (${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
+  });
+  await faults.done;
+  log(`workload and faults done after ${((Date.now() - startedAt) / 1000).toFixed(1)} s; clearing faults and quiescing`);
+
+  // Quiesce: faults cleared, the Schedules (sweeps) and ops' retries left to bring everything to rest.
+  const quiesceStart = Date.now();
+  await faults.clearAll();
+  const orderIds = histories.map((h) => h.orderId).filter((id): id is string => id !== null);
+  const plannedParked = histories.filter((h) => h.planned.expect.transfers === 'direct' && h.planned.expect.payout === 'parked' && h.orderId).map((h) => h.orderId!);
+  const deadline = quiesceStart + (o.quiesceDeadlineMs ?? 180_000 + plan.orders.length * 300);
+  let moving: Record<string, number> = {};
+  let lastReport = 0;
+  for (;;) {
+    moving = await stillMoving(db, orderIds, plannedParked).catch((err: unknown) => ({ [`unreadable: ${String(err)}`]: 1 }));
+    if (Object.keys(moving).length === 0) break;
+    if (Date.now() > deadline) {
+      log(`quiesce: deadline passed with ${JSON.stringify(moving)} still moving`);
+      break;
+    }
+    if (Date.now() - lastReport > 5_000) {
+      lastReport = Date.now();
+      log(`quiesce: ${((Date.now() - quiesceStart) / 1000).toFixed(0)} s, still moving: ${Object.entries(moving).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+    }
+    await sleep(500);
+  }
+  // Late duplicates and hints still in the sandbox's queue land before the ledgers are read.
+  await t.sandbox.drainWebhooks(30_000).catch(() => undefined);
+  faults.stopOps();
+  const quiesceMs = Date.now() - quiesceStart;
+  log(`quiesced in ${(quiesceMs / 1000).toFixed(1)} s`);
+
+  const check = checkOrders(histories, world, await readDbLedger(db, orderIds), await readProviderLedger(t));
+  const problems = [...faults.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`)];
+  let recon: ReconOutcome | null = null;
+  const reconProblems: string[] = [];
+  try {
+    recon = await closeTheBooks(t, plan, histories, campaignStart, log);
+  } catch (err) {
+    reconProblems.push(`recon could not run: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const fired = { ...(await t.sandbox.faultsFired()), ...faults.fired };
+  const violations = [
+    ...check.violations,
+    ...Object.entries(moving).map(([k, v]) => `still moving at the quiesce deadline: ${v} ${k}`),
+    ...(recon?.violations ?? []),
+    ...reconProblems,
+    ...problems,
+  ];
+  return { plan, check, recon, fired, quiesceMs, stillMoving: moving, problems, violations };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function table(headers: string[], rows: Array<Array<string | number>>): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: Array<string | number>) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number }): string {
+  const rows = tableByRoute(r.check.verdicts);
+  const totals = rows.reduce((s, x) => ({ orders: s.orders + x.orders, transfers: s.transfers + x.transfers, duplicates: s.duplicates + x.duplicates, lost: s.lost + x.lost, stuck: s.stuck + x.stuck, parked: s.parked + x.parked, disagreements: s.disagreements + x.disagreements }),
+    { orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 });
+  const paid = r.check.verdicts.filter((v) => v.liveTransfers > 0).reduce((s, v) => s + (v.history.vendorNetPaise ?? 0), 0);
+  const out = [
+    '',
+    `by route (orders placed, live transfers at the provider, duplicates, lost, stuck, parked, orders whose books disagree):`,
+    table(['route', 'orders', 'transfers', 'duplicates', 'lost', 'stuck', 'parked', 'disagreements'], [
+      ...rows.map((x) => [x.route, x.orders, x.transfers, x.duplicates, x.lost, x.stuck, x.parked, x.disagreements]),
+      ['total', totals.orders, totals.transfers, totals.duplicates, totals.lost, totals.stuck, totals.parked, totals.disagreements],
+    ]),
+    `unattributed transfers at the provider: ${r.check.unattributed.length}; paid to vendors by transfer: ${formatRupees(paid)}`,
+    '',
+    'faults that fired (counted, not planned):',
+    table(['fault', 'count'], Object.entries(r.fired).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, v])),
+    '',
+    `time to quiesce: ${(r.quiesceMs / 1000).toFixed(1)} s`,
+    r.recon
+      ? `recon ${r.recon.window.from}…${r.recon.window.to}: ${r.recon.settlements} settlement(s), ${r.recon.matched} matched, ${r.recon.exceptions.length} open exception(s), ${r.recon.exceptions.filter((e) => e.planted).length} of ${r.plan.planted.length} planted (${r.plan.planted.map((p) => p.reason).join(', ')}), ${r.recon.exceptions.filter((e) => !e.planted).length} unexpected`
+      : 'recon: did not run',
+    '',
+  ];
+  if (r.violations.length === 0) {
+    out.push(`PASS: seed ${r.plan.seed}, ${r.plan.orders.length} orders: every vendor paid exactly once; the books close`);
+  } else {
+    out.push(`FAIL: ${r.violations.length} violation(s):`);
+    for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
+    if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}`;
+    out.push(`repeat with: ${again}`);
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+function parseDuration(v: string): number {
+  const m = /^(\d+)(ms|s|m)?$/.exec(v.trim());
+  if (!m) throw new Error(`not a duration: ${v} (e.g. 90s, 2m, 60000ms)`);
+  return Number(m[1]) * (m[2] === 'm' ? 60_000 : m[2] === 'ms' ? 1 : 1_000);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { Command, InvalidArgumentError } = await import('commander');
+  const int = (v: string) => {
+    if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a non-negative integer');
+    return Number(v);
+  };
+  const duration = (v: string) => {
+    try { return parseDuration(v); } catch (err) { throw new InvalidArgumentError((err as Error).message); }
+  };
+  const program = new Command('campaign')
+    .description('A seeded fault campaign on the production topology, checked from the provider\'s ledger and PostgreSQL, ending in recon')
+    .option('--orders <n>', 'orders in the workload', int, 100)
+    .option('--seed <s>', 'the seed (default: a random one, printed)', int)
+    .option('--duration <d>', 'how long the workload and its faults last (default: 4 orders/s, at least 60 s)', duration)
+    .option('--quiesce-deadline <d>', 'how long the system may take to come to rest after the faults', duration)
+    .option('--plan-only', 'print the plan (JSON) and its digest, start nothing')
+    .option('--keep', 'leave the topology running at the end')
+    .exitOverride();
+  program.parse(argv, { from: 'user' });
+  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean }>();
+  const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
+  if (opts.planOnly) {
+    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration });
+    process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);
+    return 0;
+  }
+  const started = Date.now();
+  const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, log });
+  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration })}\n`);
+  log(`campaign took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return result.violations.length === 0 ? 0 : 1;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
+    const code = (err as { code?: string }).code;
+    if (typeof code === 'string' && code.startsWith('commander.')) process.exit(code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2);
+    process.stderr.write(`campaign failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(2);
+  });
+}

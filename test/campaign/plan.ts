@@ -1,0 +1,219 @@
+/** The campaign's plan, from a seed alone (pure, no I/O): the workload (which orders, over which
+ * route, when, with what amounts) and the fault schedule (which fault, when, for how long). The same
+ * seed and options give the same plan, so a failing run is repeated with its seed. */
+import { seededRandom } from '../../src/sandbox/faults';
+import type { FaultEndpoint, FaultKind, WebhookFault } from '../../src/sandbox/control';
+
+/** Every way an order reaches (or does not reach) the vendor that the campaign exercises. */
+export const ORDER_KINDS = [
+  'direct_99', // the 99%-subsidised ₹100 order: ₹1 online, ₹81 by direct transfer
+  'direct_subsidy', // other subsidies, paid online at checkout
+  'direct_full', // fully subsidised: nothing to collect, paid at once
+  'wallet', // the employee's share from their wallet
+  'callback_race', // the browser callback races the webhook
+  'late_authorisation', // the payment fails, then the bank authorises it
+  'duplicate_capture', // a failed payment is captured after a second one paid: refunded
+  'split', // unsubsidised: a Route split on the Razorpay order
+  'cash', // paid at the counter, confirmed by ops: offline ledger (signed)
+  'corporate_direct', // the employer pays the vendor itself
+  'manual_offline', // the pair is settled offline
+  'no_linked_account', // the vendor has no linked account: offline
+  'below_minimum', // a net below ₹1: offline
+  'cancelled', // cancelled before payment
+  'cancelled_then_paid', // cancelled, then a stale checkout page pays: refunded, never paid out
+  'never_paid', // placed and abandoned: expires
+  'flaky_vendor', // the vendor's account is suspended for a while: parked, ops retries
+  'shut_vendor', // the vendor's account stays suspended: parked (planned)
+] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];
+
+export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut';
+export type EmployerKey = 'main' | 'corporate' | 'offline';
+
+/** What the provider's ledger must show for the order once the system is quiet. */
+export type Expectation =
+  | { transfers: 'direct'; payout: 'settled' | 'parked' }
+  | { transfers: 'split' }
+  | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
+  | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
+
+export interface PlannedOrder {
+  index: number;
+  kind: OrderKind;
+  /** Offset from the start of the workload. */
+  atMs: number;
+  clientReference: string;
+  employer: EmployerKey;
+  vendor: VendorKey;
+  employeeId: string;
+  totalPaise: number;
+  subsidyPaise: number;
+  paymentMethod: 'online' | 'wallet' | 'cash';
+  /** late_authorisation / duplicate_capture: how long after the failed payment the bank authorises it. */
+  lateAfterMs: number;
+  /** Refunds the provider must hold for it: one per stray capture. */
+  refunds: 0 | 1;
+  expect: Expectation;
+}
+
+export type PlannedFault =
+  | { kind: 'api_faults'; atMs: number; rules: Array<{ endpoint: Exclude<FaultEndpoint, '*'>; fault: FaultKind; probability: number; seed: number }> }
+  | { kind: 'webhook_fault'; atMs: number; fault: WebhookFault; count: number }
+  | { kind: 'webhook_delivery_off'; atMs: number; forMs: number }
+  | { kind: 'webhook_target_down'; atMs: number; forMs: number }
+  | { kind: 'kill_worker'; atMs: number; worker: number; restartAfterMs: number }
+  | { kind: 'terminate_runs'; atMs: number; count: number }
+  | { kind: 'restart_temporal'; atMs: number }
+  | { kind: 'restart_postgres'; atMs: number }
+  | { kind: 'kill_switch'; atMs: number; forMs: number }
+  | { kind: 'balance_zero'; atMs: number; forMs: number }
+  | { kind: 'suspend_account'; atMs: number; forMs: number; vendor: 'flaky' };
+
+/** A recon exception the seed plants on purpose, with the reason code recon must give it. */
+export type PlantedException =
+  | { kind: 'adjustment'; reason: 'adjustment'; amountPaise: number }
+  | { kind: 'on_hold'; reason: 'on-hold'; orderIndex: number };
+
+export interface CampaignPlan {
+  seed: number;
+  orders: PlannedOrder[];
+  faults: PlannedFault[];
+  planted: PlantedException[];
+  durationMs: number;
+}
+
+export interface PlanOptions {
+  seed: number;
+  orders: number;
+  /** How long the workload (and its faults) last; default: 4 orders/s, at least 60 s. */
+  durationMs?: number;
+  /** The timeouts the faults are sized against (the campaign's own tuning). */
+  gatewayTimeoutMs: number;
+  staleClaimMs: number;
+  /** How long the sandbox keeps retrying a webhook before it gives up for good. */
+  webhookRetrySpanMs: number;
+}
+
+/** How often each kind comes up (relative weights): the common routes often, each rare one still
+ * several times in a 100-order run. */
+const WEIGHTS: Record<OrderKind, number> = {
+  direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
+  split: 8, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
+  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2,
+};
+
+/** Endpoints the API faults hit, and which fault kinds make sense for each. */
+const API_FAULT_ENDPOINTS: Array<Exclude<FaultEndpoint, '*'>> = [
+  'transfers.create', 'transfers.fetch', 'transfers.list', 'orders.create', 'orders.fetch', 'orders.payments',
+  'payments.fetch', 'payments.capture', 'payments.transfers', 'refunds.create', 'refunds.fetch',
+];
+/** Only calls that change something can take effect and then lose their answer. */
+const EFFECTFUL: ReadonlySet<string> = new Set(['transfers.create', 'orders.create', 'payments.capture', 'refunds.create']);
+
+export function planCampaign(opts: PlanOptions): CampaignPlan {
+  if (!Number.isInteger(opts.orders) || opts.orders < 1) throw new Error('--orders must be a positive integer');
+  const random = seededRandom(opts.seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const durationMs = opts.durationMs ?? Math.max(60_000, Math.ceil(opts.orders / 4) * 1000);
+
+  // Every kind at least once when there is room for it, then by weight; shuffled into time slots.
+  const kinds: OrderKind[] = opts.orders >= ORDER_KINDS.length ? [...ORDER_KINDS] : [];
+  const total = Object.values(WEIGHTS).reduce((s, w) => s + w, 0);
+  while (kinds.length < opts.orders) {
+    let r = random() * total;
+    kinds.push(ORDER_KINDS.find((k) => (r -= WEIGHTS[k]) < 0) ?? 'direct_99');
+  }
+  for (let i = kinds.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
+  }
+  const step = durationMs / opts.orders;
+  const orders = kinds.map((kind, index) => plannedOrder(kind, index, Math.floor(index * step), opts.seed, { int, pick }));
+
+  const at = (lo: number, hi: number) => Math.floor(durationMs * (lo + random() * (hi - lo)));
+  const faults: PlannedFault[] = [];
+  // A storm of API faults for the whole run: each endpoint gets one or two fault kinds.
+  const rules: Extract<PlannedFault, { kind: 'api_faults' }>['rules'] = [];
+  for (const endpoint of API_FAULT_ENDPOINTS) {
+    const kindsHere: FaultKind[] = [
+      { kind: 'server_error_before' }, { kind: 'rate_limited' },
+      { kind: 'latency', ms: opts.staleClaimMs + int(500, 1500) },
+      ...(EFFECTFUL.has(endpoint) ? [{ kind: 'drop_after_commit' } as const, { kind: 'delay_after_commit', ms: opts.gatewayTimeoutMs + int(500, 1500) } as const] : []),
+    ];
+    for (let n = int(1, 2); n > 0; n--) {
+      const fault = pick(kindsHere);
+      // Latency past the stale-claim horizon is rarer: each one holds a worker slot for seconds.
+      const probability = fault.kind === 'latency' ? 0.02 : Number((0.04 + random() * 0.06).toFixed(3));
+      rules.push({ endpoint, fault, probability, seed: int(1, 2 ** 31 - 1) });
+    }
+  }
+  // The money-moving call sees every kind at least once per run.
+  for (const fault of [{ kind: 'server_error_before' }, { kind: 'drop_after_commit' }, { kind: 'delay_after_commit', ms: opts.gatewayTimeoutMs + 1000 }, { kind: 'rate_limited' }, { kind: 'latency', ms: opts.staleClaimMs + 1000 }] as FaultKind[]) {
+    if (!rules.some((r) => r.endpoint === 'transfers.create' && r.fault.kind === fault.kind)) rules.push({ endpoint: 'transfers.create', fault, probability: 0.03, seed: int(1, 2 ** 31 - 1) });
+  }
+  faults.push({ kind: 'api_faults', atMs: at(0.02, 0.05), rules });
+
+  for (const fault of ['duplicate', 'out_of_order', 'drop_first_try'] as const) {
+    for (let n = int(2, 3); n > 0; n--) faults.push({ kind: 'webhook_fault', atMs: at(0.05, 0.95), fault, count: int(3, 8) });
+  }
+  faults.push({ kind: 'webhook_delivery_off', atMs: at(0.1, 0.3), forMs: int(2_000, 4_000) });
+  faults.push({ kind: 'webhook_target_down', atMs: at(0.35, 0.5), forMs: opts.webhookRetrySpanMs + int(2_000, 4_000) });
+  const kills = int(3, 4);
+  for (let n = 0; n < kills; n++) faults.push({ kind: 'kill_worker', atMs: at(0.1 + n * 0.2, 0.2 + n * 0.2), worker: n % 2, restartAfterMs: int(500, 3_000) });
+  faults.push({ kind: 'terminate_runs', atMs: at(0.15, 0.35), count: int(2, 4) });
+  faults.push({ kind: 'terminate_runs', atMs: at(0.6, 0.8), count: int(2, 4) });
+  faults.push({ kind: 'restart_temporal', atMs: at(0.5, 0.6) });
+  faults.push({ kind: 'restart_postgres', atMs: at(0.7, 0.8) });
+  faults.push({ kind: 'kill_switch', atMs: at(0.25, 0.4), forMs: int(3_000, 5_000) });
+  faults.push({ kind: 'balance_zero', atMs: at(0.55, 0.7), forMs: int(3_000, 5_000) });
+  faults.push({ kind: 'suspend_account', atMs: at(0.2, 0.4), forMs: int(6_000, 10_000), vendor: 'flaky' });
+  faults.sort((a, b) => a.atMs - b.atMs);
+
+  const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
+  const holdable = orders.filter((o) => o.kind === 'direct_99');
+  if (holdable.length > 1) planted.push({ kind: 'on_hold', reason: 'on-hold', orderIndex: pick(holdable).index });
+  return { seed: opts.seed, orders, faults, planted, durationMs };
+}
+
+function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number, r: { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T }): PlannedOrder {
+  const base = {
+    index, kind, atMs, clientReference: `campaign-${seed}-${index}`, employer: 'main' as EmployerKey, vendor: r.pick(['direct_a', 'direct_b', 'direct_c'] as const) as VendorKey,
+    employeeId: `employee-${r.int(1, 5)}`, paymentMethod: 'online' as PlannedOrder['paymentMethod'], lateAfterMs: r.int(1_000, 4_000), refunds: 0 as 0 | 1,
+  };
+  const direct = (payout: 'settled' | 'parked' = 'settled'): Expectation => ({ transfers: 'direct', payout });
+  const rupees = (lo: number, hi: number) => r.int(lo, hi) * 100;
+  const partial = () => {
+    const total = rupees(120, 450);
+    return { totalPaise: total, subsidyPaise: total - rupees(10, 100) };
+  };
+  switch (kind) {
+    case 'direct_99': return { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
+    case 'direct_subsidy': return { ...base, ...partial(), expect: direct() };
+    case 'direct_full': { const t = rupees(80, 300); return { ...base, totalPaise: t, subsidyPaise: t, expect: direct() }; }
+    case 'wallet': return { ...base, ...partial(), paymentMethod: 'wallet', expect: direct() };
+    case 'callback_race': return { ...base, ...partial(), expect: direct() };
+    case 'late_authorisation': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: direct() };
+    case 'duplicate_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, refunds: 1, expect: direct() };
+    case 'split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split' } }; }
+    case 'cash': { const t = rupees(100, 300); return { ...base, totalPaise: t, subsidyPaise: rupees(0, 60), paymentMethod: 'cash', expect: { transfers: 'none', ledger: 'cash' } }; }
+    case 'corporate_direct': { const t = rupees(100, 300); return { ...base, employer: 'corporate', vendor: 'direct_a', totalPaise: t, subsidyPaise: t, expect: { transfers: 'none', ledger: 'corporate_direct' } }; }
+    case 'manual_offline': return { ...base, employer: 'offline', vendor: 'direct_b', ...partial(), expect: { transfers: 'none', ledger: 'manual_offline' } };
+    case 'no_linked_account': return { ...base, vendor: 'nolink', ...partial(), expect: { transfers: 'none', ledger: 'no_linked_account' } };
+    // 120 paise at 19% commission nets 98 paise: below Razorpay's ₹1 minimum.
+    case 'below_minimum': return { ...base, totalPaise: 120, subsidyPaise: 120, expect: { transfers: 'none', ledger: 'below_transfer_minimum' } };
+    case 'cancelled': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'cancelled' } };
+    case 'cancelled_then_paid': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } };
+    case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
+    case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
+    case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };
+  }
+}
+
+/** A stable digest of a plan (printed, and compared by the test that a seed gives the same plan). */
+export function planDigest(plan: CampaignPlan): string {
+  const text = JSON.stringify(plan);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}

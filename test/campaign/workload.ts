@@ -1,0 +1,154 @@
+/** The campaign's workload against the running topology: reference data through the admin API,
+ * wallets topped up through the sandbox checkout, then each planned order placed with the
+ * `ordering` key at its planned time and taken down its route (checkout, browser callback, failed
+ * and late-authorised payments, cash confirmation, cancellation). What happened is recorded in the
+ * order's history for the checker; nothing here decides whether the system was right. */
+import { hmacSha256Hex } from '../../src/gateway/signatures';
+import { SANDBOX_SECRETS, seedPair, topUpEmployer, type Topology } from '../../src/devstack/topology';
+import type { OrderView } from '../../src/moneyin/orderView';
+import { callRetrying, sleep } from './calls';
+import type { CampaignPlan, EmployerKey, PlannedOrder, VendorKey } from './plan';
+
+export interface World {
+  tag: string;
+  employers: Record<EmployerKey, string>;
+  vendors: Record<VendorKey, string>;
+  /** The vendor's linked account in the sandbox (null: the vendor has none). */
+  accounts: Record<VendorKey, string | null>;
+}
+
+export interface OrderHistory {
+  planned: PlannedOrder;
+  orderId: string | null;
+  gatewayOrderId: string | null;
+  vendorNetPaise: number | null;
+  /** Payments the customer made at the sandbox checkout (failed ones included). */
+  paymentIds: string[];
+  /** Requests the client had to repeat (5xx or no answer) before one was answered. */
+  retries: number;
+  /** What went wrong on the client's side (the order could not be taken down its route). */
+  error: string | null;
+}
+
+const PAIRS: Array<{ employer: EmployerKey; vendor: VendorKey; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
+  ...(['direct_a', 'direct_b', 'direct_c', 'split', 'nolink', 'flaky', 'shut'] as const).map((vendor) => ({ employer: 'main' as const, vendor, mode: 'platform_transfer' as const })),
+  { employer: 'corporate', vendor: 'direct_a', mode: 'corporate_direct' },
+  { employer: 'offline', vendor: 'direct_b', mode: 'manual_offline' },
+];
+export const COMMISSION_BPS = 1_900;
+
+/** Linked accounts in the sandbox, vendors, employers and pairs through the admin API, and every
+ * wallet the plan draws on topped up through the checkout (with a margin). */
+export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: string) => void): Promise<World> {
+  const tag = `s${plan.seed}`;
+  const accounts = {} as Record<VendorKey, string | null>;
+  for (const key of ['direct_a', 'direct_b', 'direct_c', 'split', 'flaky', 'shut'] as const) {
+    accounts[key] = await t.sandbox.createLinkedAccount({ name: `Campaign ${key}`, status: key === 'shut' ? 'suspended' : 'activated' });
+  }
+  accounts.nolink = null;
+  const vendors = Object.fromEntries(Object.keys(accounts).map((k) => [k, `ven_${k}_${tag}`])) as Record<VendorKey, string>;
+  const employers = { main: `emp_main_${tag}`, corporate: `emp_corp_${tag}`, offline: `emp_offline_${tag}` };
+  for (const pair of PAIRS) {
+    await seedPair(t, { employerId: employers[pair.employer], vendorId: vendors[pair.vendor], linkedAccountId: accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: pair.mode });
+  }
+  await t.sandbox.setPlatformBalance(100_000_000_000);
+  for (const key of Object.keys(employers) as EmployerKey[]) {
+    const need = plan.orders.filter((o) => o.employer === key).reduce((s, o) => s + o.subsidyPaise, 0);
+    if (need > 0) await topUpEmployer(t, employers[key], Math.ceil(need * 1.2) + 10_000, 60_000);
+  }
+  const employees = new Map<string, number>();
+  for (const o of plan.orders.filter((x) => x.paymentMethod === 'wallet')) employees.set(o.employeeId, (employees.get(o.employeeId) ?? 0) + o.totalPaise - o.subsidyPaise);
+  for (const [employeeId, need] of employees) {
+    const { body } = await callRetrying(t, 'ordering', 'POST', `/v1/wallets/employee/${employeeId}/top-ups`, { amountPaise: need + 10_000, clientReference: `campaign-${tag}-${employeeId}` });
+    await t.sandbox.payOrder(body.checkout.orderId);
+  }
+  // Employee top-ups are credited by their webhooks: wait, so that a wallet order never races them.
+  for (const [employeeId, need] of employees) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const answer = await callRetrying(t, 'ordering', 'GET', `/v1/wallets/employee/${employeeId}`, undefined, { accept: [404] });
+      if (answer.status === 200 && answer.body.wallet.balancePaise >= need) break;
+      if (Date.now() > deadline) throw new Error(`the wallet of ${employeeId} was not credited`);
+      await sleep(250);
+    }
+  }
+  log(`world: ${Object.keys(vendors).length} vendors, ${PAIRS.length} pairs, ${Object.keys(employers).length} employers and ${employees.size} employee wallets topped up through the checkout`);
+  return { tag, employers, vendors, accounts };
+}
+
+/** Places every planned order at its time and takes it down its route; resolves when all are done. */
+export async function runWorkload(t: Topology, plan: CampaignPlan, world: World, startedAt: number, onProgress: (done: number) => void): Promise<OrderHistory[]> {
+  let done = 0;
+  return Promise.all(plan.orders.map(async (planned) => {
+    await sleep(Math.max(0, startedAt + planned.atMs - Date.now()));
+    const history: OrderHistory = { planned, orderId: null, gatewayOrderId: null, vendorNetPaise: null, paymentIds: [], retries: 0, error: null };
+    try {
+      await takeDownItsRoute(t, world, history);
+    } catch (err) {
+      history.error = err instanceof Error ? err.message : String(err);
+    }
+    onProgress(++done);
+    return history;
+  }));
+}
+
+async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Promise<void> {
+  const o = h.planned;
+  const retried = { onRetry: () => { h.retries += 1; } };
+  const placed = await callRetrying(t, 'ordering', 'POST', '/v1/orders', {
+    clientReference: o.clientReference, employerId: world.employers[o.employer], vendorId: world.vendors[o.vendor], employeeId: o.employeeId,
+    totalPaise: o.totalPaise, subsidyPaise: o.subsidyPaise, customerSharePaise: o.totalPaise - o.subsidyPaise, paymentMethod: o.paymentMethod,
+  }, retried);
+  const order = placed.body.order as OrderView;
+  h.orderId = order.orderId;
+  h.gatewayOrderId = order.gatewayOrderId;
+  h.vendorNetPaise = order.vendorNetPaise;
+  const gw = order.gatewayOrderId;
+  const pay = async () => {
+    const payment = await t.sandbox.payOrder(gw!);
+    h.paymentIds.push(payment.id);
+    return payment;
+  };
+  const cancel = () => callRetrying(t, 'ordering', 'POST', `/v1/orders/${order.orderId}/cancel`, undefined, retried);
+  switch (o.kind) {
+    case 'direct_full': case 'wallet': case 'below_minimum': case 'corporate_direct':
+      return; // paid at once: nothing to collect online
+    case 'cash':
+      await callRetrying(t, 'ops', 'POST', `/v1/orders/${order.orderId}/cash-confirmation`, undefined, retried);
+      return;
+    case 'never_paid':
+      return;
+    case 'cancelled':
+      await cancel();
+      return;
+    case 'cancelled_then_paid':
+      await cancel();
+      await sleep(o.lateAfterMs);
+      await pay(); // the customer's stale checkout page still pays
+      return;
+    case 'callback_race': {
+      const payment = await pay(); // its webhooks are on their way now
+      const callback = { razorpay_order_id: gw, razorpay_payment_id: payment.id, razorpay_signature: hmacSha256Hex(`${gw}|${payment.id}`, SANDBOX_SECRETS.RAZORPAY_KEY_SECRET) };
+      await Promise.all([1, 2].map(() => callRetrying(t, 'ordering', 'POST', `/v1/orders/${order.orderId}/payment-callback`, callback, retried)));
+      return;
+    }
+    case 'late_authorisation': {
+      const failed = await t.sandbox.failPayment(gw!);
+      h.paymentIds.push(failed.id);
+      await sleep(o.lateAfterMs);
+      await t.sandbox.lateAuthorize(failed.id);
+      return;
+    }
+    case 'duplicate_capture': {
+      const failed = await t.sandbox.failPayment(gw!);
+      h.paymentIds.push(failed.id);
+      await pay();
+      await sleep(o.lateAfterMs);
+      await t.sandbox.lateAuthorize(failed.id); // a second capture on a paid order: refunded
+      return;
+    }
+    default:
+      if (!gw) throw new Error(`order ${order.orderId} (${o.kind}) has no checkout`);
+      await pay();
+  }
+}

@@ -1,0 +1,90 @@
+import { campaignPlan } from '../campaign/main';
+import { ORDER_KINDS, planDigest } from '../campaign/plan';
+import { checkOrders, tableByRoute, type DbLedger, type ProviderLedger } from '../campaign/checker';
+import type { OrderHistory, World } from '../campaign/workload';
+import type { RzpTransfer } from '../../src/gateway/types';
+
+describe('the fault campaign plan', () => {
+  test('the same seed gives the same plan (workload and fault schedule); another seed another one', () => {
+    const a = campaignPlan({ orders: 100, seed: 42 });
+    const b = campaignPlan({ orders: 100, seed: 42 });
+    expect(b).toEqual(a);
+    expect(planDigest(b)).toBe(planDigest(a));
+    const c = campaignPlan({ orders: 100, seed: 43 });
+    expect(planDigest(c)).not.toBe(planDigest(a));
+    expect(c.orders.map((o) => o.kind)).not.toEqual(a.orders.map((o) => o.kind));
+  });
+
+  test('a 100-order plan covers every route and every fault the issue lists, inside the workload', () => {
+    const plan = campaignPlan({ orders: 100, seed: 5 });
+    expect(new Set(plan.orders.map((o) => o.kind))).toEqual(new Set(ORDER_KINDS));
+    expect(new Set(plan.faults.map((f) => f.kind))).toEqual(new Set([
+      'api_faults', 'webhook_fault', 'webhook_delivery_off', 'webhook_target_down', 'kill_worker', 'terminate_runs',
+      'restart_temporal', 'restart_postgres', 'kill_switch', 'balance_zero', 'suspend_account',
+    ]));
+    const api = plan.faults.find((f) => f.kind === 'api_faults')!;
+    if (api.kind !== 'api_faults') throw new Error('unreachable');
+    const kindsOnTransfers = new Set(api.rules.filter((r) => r.endpoint === 'transfers.create').map((r) => r.fault.kind));
+    expect(kindsOnTransfers).toEqual(new Set(['server_error_before', 'drop_after_commit', 'delay_after_commit', 'rate_limited', 'latency']));
+    for (const endpoint of ['orders.create', 'payments.fetch', 'refunds.create', 'transfers.list']) expect(api.rules.some((r) => r.endpoint === endpoint)).toBe(true);
+    expect(plan.faults.filter((f) => f.kind === 'kill_worker').length).toBeGreaterThanOrEqual(3);
+    for (const f of plan.faults) expect(f.atMs).toBeLessThan(plan.durationMs);
+    expect(plan.orders.every((o) => o.atMs < plan.durationMs && o.totalPaise === o.subsidyPaise + (o.totalPaise - o.subsidyPaise))).toBe(true);
+    expect(plan.planted.map((p) => p.reason).sort()).toEqual(['adjustment', 'on-hold']);
+  });
+
+  test('the webhook target stays down longer than the sandbox keeps retrying, so some events are given up for good', () => {
+    const plan = campaignPlan({ orders: 100, seed: 9 });
+    const down = plan.faults.find((f) => f.kind === 'webhook_target_down')!;
+    expect(down.kind === 'webhook_target_down' && down.forMs).toBeGreaterThan(50 * (2 ** 7 - 1));
+  });
+});
+
+describe('the campaign checker', () => {
+  const world: World = {
+    tag: 't', employers: { main: 'emp_m', corporate: 'emp_c', offline: 'emp_o' },
+    vendors: { direct_a: 'v_a', direct_b: 'v_b', direct_c: 'v_c', split: 'v_s', nolink: 'v_n', flaky: 'v_f', shut: 'v_x' },
+    accounts: { direct_a: 'acc_a', direct_b: 'acc_b', direct_c: 'acc_c', split: 'acc_s', nolink: null, flaky: 'acc_f', shut: 'acc_x' },
+  };
+  const plan = campaignPlan({ orders: 100, seed: 11 });
+  const direct = { ...plan.orders.find((o) => o.kind === 'direct_99')!, vendor: 'direct_a' as const };
+  const history: OrderHistory = { planned: direct, orderId: 'ord_1', gatewayOrderId: 'order_1', vendorNetPaise: 8_100, paymentIds: ['pay_1'], retries: 0, error: null };
+  const transfer = (id: string, over: Partial<RzpTransfer> = {}): RzpTransfer => ({
+    id, entity: 'transfer', status: 'processed', source: 'acc_platform', recipient: 'acc_a', amount: 8_100, currency: 'INR', amount_reversed: 0,
+    notes: { transaction_id: 'p1', order_id: 'ord_1' }, created_at: 0, ...over,
+  } as RzpTransfer);
+  const db = (payoutStatus = 'settled', transferId: string | null = 'trf_1'): DbLedger => ({
+    orders: new Map([['ord_1', { status: 'paid', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
+    payouts: new Map([['ord_1', { status: payoutStatus, amountPaise: 8_100, providerTransferId: transferId, linkedAccountId: 'acc_a', lastCode: null }]]),
+    splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
+  });
+  const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
+
+  test('one live transfer of the net to the right account, recorded on the payout, passes', () => {
+    const result = checkOrders([history], world, db(), provider([transfer('trf_1')]));
+    expect(result.violations).toEqual([]);
+    expect(tableByRoute(result.verdicts)).toEqual([{ route: 'direct_99', orders: 1, transfers: 1, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 }]);
+  });
+
+  test('a second live transfer for the order is a duplicate, whatever PostgreSQL says', () => {
+    const result = checkOrders([history], world, db(), provider([transfer('trf_1'), transfer('trf_2')]));
+    expect(result.verdicts[0]!.duplicates).toBe(1);
+    expect(result.violations.join('\n')).toMatch(/2 live transfers/);
+  });
+
+  test('a settled payout with no transfer at the provider is lost; one still processing is stuck', () => {
+    const lost = checkOrders([history], world, db(), provider([]));
+    expect(lost.verdicts[0]!.lost).toBe(true);
+    const stuck = checkOrders([history], world, db('processing', null), provider([]));
+    expect(stuck.verdicts[0]!.stuck).toBe(true);
+    expect(stuck.verdicts[0]!.lost).toBe(false);
+  });
+
+  test('a transfer to the wrong account or of the wrong amount is a disagreement; one for no order of the campaign is unattributed', () => {
+    const wrong = checkOrders([history], world, db(), provider([transfer('trf_1', { amount: 8_000 })]));
+    expect(wrong.verdicts[0]!.disagreements.join('\n')).toMatch(/8000 ≠ vendor net 8100/);
+    const stray = checkOrders([history], world, db(), provider([transfer('trf_1'), transfer('trf_9', { notes: { transaction_id: 'x', order_id: 'ord_other' } })]));
+    expect(stray.unattributed.map((t) => t.id)).toEqual(['trf_9']);
+    expect(stray.violations.join('\n')).toMatch(/trf_9 .* belongs to no order/);
+  });
+});
