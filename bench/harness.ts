@@ -1,6 +1,7 @@
 /** A small shared bench harness: load average, medians and percentiles, baseline/subject
  * interleaving, ratio lines, and an open-loop HTTP load generator (node:http, one keep-alive
  * Agent, loopback only, bounded in count, time and requests in flight). */
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 
@@ -141,4 +142,53 @@ export function crossing(rates: number[], p99ByRate: number[], limitMs = 50): st
   if (i < 0) return `p99 stays under ${limitMs} ms up to ${rates[rates.length - 1]} req/s (the highest rate run)`;
   if (i === 0) return `p99 is over ${limitMs} ms already at ${rates[0]} req/s`;
   return `p99 crosses ${limitMs} ms between ${rates[i - 1]} and ${rates[i]} req/s`;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; USER_HZ = 100);
+ * 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of the processes whose command line (arguments joined by spaces) passes `matches`. */
+export function pidsWhere(matches: (cmdline: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (matches(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' '))) pids.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+/** Pids of `pid`'s children (e.g. a PostgreSQL postmaster's backends and helpers). */
+export function childPids(pid: number): number[] {
+  return pidsWhere(() => true).filter((child) => {
+    try {
+      return Number(fs.readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU used by named groups of processes over a stretch of work: `start()`, the work, then
+ * `stop()` gives CPU seconds per group. Groups are looked up again at each call (a pool may open
+ * connections meanwhile; a process that exits takes its CPU with it). */
+export function cpuMeter(groups: Record<string, () => number[]>): { start(): void; stop(): Record<string, number> } {
+  let before = new Map<number, number>();
+  const sample = () => new Map(Object.values(groups).flatMap((pids) => pids()).map((pid) => [pid, processCpuSeconds(pid)] as const));
+  return {
+    start() { before = sample(); },
+    stop() {
+      const now = sample();
+      return Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids().reduce((s, pid) => s + (now.get(pid) ?? 0) - (before.get(pid) ?? 0), 0)]));
+    },
+  };
 }

@@ -33,11 +33,13 @@ import { startOutboxDrainer } from '../src/outbox/drainer';
 import { temporalPayoutStarter } from '../src/payouts/temporalStarter';
 import { sandboxOptionsFrom, startSandbox } from '../src/sandbox';
 import { createWorker } from '../src/worker';
-import { crossing, keepAliveAgent, loadAverage, log, median, openLoop, ratioLine, type OpenLoopResult } from './harness';
+import { childPids, cpuMeter, crossing, keepAliveAgent, loadAverage, log, median, openLoop, pidsWhere, ratioLine, type OpenLoopResult } from './harness';
 
-const RATES = [50, 100, 200, 400];
+const RATES = (process.env.BENCH_RATES ?? '50,100,200,400').split(',').map(Number);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_500);
-const REPS = 3;
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+/** A directory: the API process runs under `node --cpu-prof` and writes its profile there on exit. */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const rzp = (prefix: string) => `${prefix}_${Array.from(randomBytes(14), (b) => ALNUM[b % ALNUM.length]).join('')}`;
 
@@ -58,6 +60,8 @@ async function serveApi(): Promise<void> {
     return { ok: true };
   });
   await baseline.listen({ port: 0, host: '127.0.0.1' });
+  // A clean exit, so that --cpu-prof writes its profile.
+  process.once('SIGTERM', () => { void Promise.allSettled([api.close(), baseline.close()]).then(() => process.exit(0)); });
   const port = (s: typeof api) => (s.server.address() as { port: number }).port;
   process.stdout.write(`${JSON.stringify({ api: port(api), baseline: port(baseline) })}\n`);
 }
@@ -76,7 +80,8 @@ async function serveWorker(): Promise<void> {
 }
 
 function child(mode: 'api' | 'worker', env: Record<string, string>): { proc: ChildProcess; firstLine: Promise<string> } {
-  const proc = spawn(process.execPath, [...process.execArgv, __filename, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const profile = mode === 'api' && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const proc = spawn(process.execPath, [...profile, ...process.execArgv, __filename, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const firstLine = new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (chunk: Buffer) => {
@@ -170,13 +175,32 @@ async function main(): Promise<void> {
     await baseline(50);
     log(`warm-up: ${warm.ok}/${warm.scheduled} first deliveries answered, p99 ${warm.p99.toFixed(1)} ms; load ${loadAverage()}`);
 
+    // Which process's CPU each step used (everything runs on this machine's cores): the API, PostgreSQL
+    // (the postmaster's processes), the Temporal dev server, the worker, and this process (the load
+    // generator and the sandbox).
+    const postmaster = pidsWhere((cmd) => cmd.includes(`-D ${path.join(stateDir, 'postgres')} `));
+    const ourBackends = () => pidsWhere((cmd) => cmd.startsWith('postgres: ') && cmd.includes(` ${new URL(dbUrl).pathname.slice(1)} `));
+    const temporalPort = services.temporalAddress.split(':').pop();
+    const temporalPids = pidsWhere((cmd) => cmd.includes('server start-dev') && cmd.includes(`--port ${temporalPort} `));
+    const meter = cpuMeter({
+      api: () => [api.proc.pid!], postgres: () => (postmaster.length > 0 ? [...postmaster, ...childPids(postmaster[0]!)] : ourBackends()),
+      temporal: () => temporalPids, worker: () => [worker.proc.pid!], bench: () => [process.pid],
+    });
     const results = new Map<string, OpenLoopResult[]>();
+    const cpu = new Map<string, Array<Record<string, number>>>();
     const add = (k: string, r: OpenLoopResult) => results.set(k, [...(results.get(k) ?? []), r]);
+    const measured = async (k: string, step: () => Promise<OpenLoopResult>) => {
+      meter.start();
+      const r = await step();
+      const used = meter.stop();
+      cpu.set(k, [...(cpu.get(k) ?? []), Object.fromEntries(Object.entries(used).map(([name, s]) => [name, (s * 1000) / Math.max(1, r.ok)]))]);
+      add(k, r);
+    };
     for (let rep = 0; rep < REPS; rep++) {
       for (const rate of RATES) {
-        add(`base-${rate}`, await baseline(rate)); await pause();
-        add(`first-${rate}`, await first(rate)); await pause();
-        add(`dup-${rate}`, await duplicate(rate)); await pause();
+        await measured(`base-${rate}`, () => baseline(rate)); await pause();
+        await measured(`first-${rate}`, () => first(rate)); await pause();
+        await measured(`dup-${rate}`, () => duplicate(rate)); await pause();
       }
       log(`rep ${rep + 1}/${REPS} done at ${((performance.now() - t0) / 1000).toFixed(0)} s; load ${loadAverage()}`);
     }
@@ -185,6 +209,16 @@ async function main(): Promise<void> {
     for (const kind of ['first', 'dup'] as const) {
       for (const rate of RATES) {
         log(ratioLine(`${kind === 'first' ? 'first delivery' : 'duplicate'} @${rate} req/s`, results.get(`${kind}-${rate}`)!, results.get(`base-${rate}`)!));
+      }
+    }
+    log(`\nCPU per answered request (ms, median of reps; a step's own work and whatever ran beside it, e.g. the payouts earlier captures made due; ${os.cpus().length} cores = ${os.cpus().length * 1000} ms per second)`);
+    for (const kind of ['first', 'dup', 'base'] as const) {
+      for (const rate of RATES) {
+        const runs = cpu.get(`${kind}-${rate}`)!;
+        const names = Object.keys(runs[0]!);
+        const per = Object.fromEntries(names.map((n) => [n, median(runs.map((r) => r[n]!))]));
+        const total = names.reduce((t, n) => t + per[n]!, 0);
+        log(`  ${kind === 'first' ? 'first delivery' : kind === 'dup' ? 'duplicate' : 'raw INSERT'} @${rate} req/s: ${names.map((n) => `${n} ${per[n]!.toFixed(2)}`).join(', ')}; total ${total.toFixed(2)} ms = ${((total * rate) / 1000).toFixed(2)} cores at the offered rate`);
       }
     }
     const p99s = (k: string) => RATES.map((r) => median(results.get(`${k}-${r}`)!.map((x) => x.p99)));
