@@ -7,11 +7,6 @@ export interface AfterCommit {
   /** What it does, for the log line when it fails. */
   what: string;
   run: () => Promise<void>;
-  /** Set when a durable row written in the same transaction already guarantees the work (the
-   * payouts outbox): the step is only the first, fastest try, so a webhook need not wait for it —
-   * it runs after the reply, and a process that dies first loses nothing. `skipped` hands the row
-   * over at once when the step is not run at all (too many already in flight). */
-  detachable?: { skipped: () => Promise<void> };
 }
 
 export async function runAfterCommit(actions: AfterCommit[]): Promise<void> {
@@ -35,31 +30,4 @@ export async function runAfterCommitWithin(actions: AfterCommit[], budgetMs: num
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Detached steps in flight in this process; past the cap a step is not run but handed over. */
-export const MAX_DETACHED_IN_FLIGHT = 32;
-let detachedInFlight = 0;
-
-/** Starts every detachable step without waiting for it (each is called before this returns, so
- * its first synchronous part has run), and returns the others for the caller to run. */
-export function detachAfterCommit(actions: AfterCommit[], maxInFlight: number = MAX_DETACHED_IN_FLIGHT): AfterCommit[] {
-  const rest: AfterCommit[] = [];
-  for (const action of actions) {
-    if (!action.detachable) { rest.push(action); continue; }
-    const onFailure = (err: unknown) => logger.warn({ err, what: action.what }, 'detached after-commit step failed; its outbox row stays for the drainer');
-    if (detachedInFlight >= maxInFlight) {
-      action.detachable.skipped().catch(onFailure);
-      continue;
-    }
-    detachedInFlight += 1;
-    let running: Promise<void>;
-    try {
-      running = action.run();
-    } catch (err) {
-      running = Promise.reject(err);
-    }
-    running.catch(onFailure).finally(() => { detachedInFlight -= 1; });
-  }
-  return rest;
 }

@@ -13,7 +13,7 @@ import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
 import { markPaid, startPayoutAfterCommit, type PaidVia } from './markPaid';
-import { recordPayment } from './payments';
+import { upsertPaymentParams, upsertPaymentSql } from './payments';
 import { insertRefundRequest, requestRefundAfterCommit, type RefundReason } from './refunds';
 import { creditTopup } from './topups';
 import type { PaymentEntity } from './webhookEnvelope';
@@ -23,17 +23,26 @@ type Owner =
   | { kind: 'topup'; topupId: string }
   | { kind: 'none' };
 
-async function ownerOf(tx: Tx, gatewayOrderId: string | null): Promise<Owner> {
-  if (!gatewayOrderId) return { kind: 'none' };
-  const order = await tx.query<{ id: string; status: string; customer_share_paise: number; paid_payment_id: string | null }>(
-    // Locked: a cancellation or another payment's capture racing this one either commits first
-    // (we refund) or waits for us.
-    'SELECT id, status, customer_share_paise, paid_payment_id FROM orders WHERE gateway_order_id = $1 FOR UPDATE', [gatewayOrderId],
+interface OwnerRow { order_id: string | null; status: string | null; customer_share_paise: number | null; paid_payment_id: string | null; topup_id: string | null }
+
+/** Records the snapshot and finds whose gateway order it is, in one statement. The order row is
+ * locked: a cancellation or another payment's capture racing this one either commits first (we
+ * refund) or waits for us. */
+async function recordPaymentOfOwner(tx: Tx, payment: PaymentEntity, capturedBySec: number | null): Promise<Owner> {
+  // $2 is the payment's gateway order id (null: nobody's; `= NULL` matches no row).
+  const { rows } = await tx.query<OwnerRow>(
+    `WITH owner_order AS (
+       SELECT id, status, customer_share_paise, paid_payment_id FROM orders WHERE gateway_order_id = $2 FOR UPDATE),
+     owner_topup AS (
+       SELECT id FROM wallet_topups WHERE gateway_order_id = $2 AND NOT EXISTS (SELECT 1 FROM owner_order)),
+     recorded AS (${upsertPaymentSql('(SELECT id FROM owner_order)', '(SELECT id FROM owner_topup)')})
+     SELECT o.id AS order_id, o.status, o.customer_share_paise, o.paid_payment_id, t.id AS topup_id
+       FROM (VALUES (1)) AS one (n) LEFT JOIN owner_order o ON true LEFT JOIN owner_topup t ON true`,
+    upsertPaymentParams(payment, capturedBySec),
   );
-  const o = order.rows[0];
-  if (o) return { kind: 'order', orderId: o.id, status: o.status, customerSharePaise: o.customer_share_paise, paidPaymentId: o.paid_payment_id };
-  const topup = await tx.query<{ id: string }>('SELECT id FROM wallet_topups WHERE gateway_order_id = $1', [gatewayOrderId]);
-  if (topup.rows[0]) return { kind: 'topup', topupId: topup.rows[0].id };
+  const row = rows[0]!;
+  if (row.order_id !== null) return { kind: 'order', orderId: row.order_id, status: row.status!, customerSharePaise: row.customer_share_paise!, paidPaymentId: row.paid_payment_id };
+  if (row.topup_id !== null) return { kind: 'topup', topupId: row.topup_id };
   return { kind: 'none' };
 }
 
@@ -44,11 +53,7 @@ export type SnapshotDeps = Pick<MoneyInDeps, 'db' | 'gateway' | 'payoutStarter' 
  * only `created_at`, when the customer started paying, which a late authorisation or a delayed
  * capture may precede by days; so it is dated by our sighting (`null`: now), never by its creation. */
 export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: PaidVia, deps: SnapshotDeps, capturedBySec: number | null): Promise<AfterCommit[]> {
-  const owner = await ownerOf(tx, payment.order_id);
-  await recordPayment(tx, payment, {
-    orderId: owner.kind === 'order' ? owner.orderId : null,
-    topupId: owner.kind === 'topup' ? owner.topupId : null,
-  }, capturedBySec);
+  const owner = await recordPaymentOfOwner(tx, payment, capturedBySec);
   if (payment.status === 'failed') {
     // Only a pending order fails; a paid one stays paid (the failure snapshot may be stale).
     if (owner.kind === 'order') await tx.query(`UPDATE orders SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [owner.orderId]);

@@ -1,8 +1,10 @@
 /** The payouts outbox (migrations/090_outbox.sql): "start the payout workflow for order X", written
  * in the transaction that creates the payout row, so the start can never be lost between a commit
- * and a process that dies after it answered. Whoever wrote the row tries first, right after the
- * commit and without holding up the reply (`startPayoutAfterCommit`); the drainer in the worker
- * (./drainer.ts) takes every row that try did not finish: failed, skipped, or its process gone. */
+ * and a process that dies after it answered. A webhook leaves the start to the drainer in the worker
+ * (./drainer.ts): the row is due at once and the commit wakes the drainer, so the reply carries no
+ * Temporal work at all. Other writers (the browser callback, the sweep, a wallet or cash order)
+ * try first, right after their commit (`startPayoutAfterCommit`), under a short lease; the drainer
+ * takes every row such a try did not finish: failed, or its process gone. */
 import type { Db, Tx } from '../db/pool';
 
 /** The LISTEN/NOTIFY channel that wakes the drainer. */
@@ -15,13 +17,24 @@ export interface OutboxRow { id: number; kind: 'start_payout'; orderId: string; 
 
 type Queryable = Pick<Db, 'query'>;
 
-/** In the caller's transaction. `leaseMs` 0: due at once (and the drainer is woken at commit). */
+/** The row, as the body of a data-modifying CTE (`WITH start AS (…)`), so that a writer can put it
+ * in the statement that writes the payout; it returns the row's `id`. The arguments are the
+ * writer's parameter placeholders for the order id and the lease in milliseconds. */
+export function enqueuePayoutStartSql(orderParam: string, leaseMsParam: string): string {
+  return `INSERT INTO payouts_outbox (kind, order_id, next_attempt_at) VALUES ('start_payout', ${orderParam}, now() + ${leaseMsParam}::int * interval '1 millisecond') RETURNING id`;
+}
+
+/** The select list item that wakes the drainer at commit (the notification is sent only if the
+ * transaction commits). */
+export const WAKE_DRAINER_SQL = `pg_notify('${OUTBOX_CHANNEL}', '')`;
+
+/** In the caller's transaction, one statement. `leaseMs` 0: due at once, and the drainer is woken
+ * at commit. */
 export async function enqueuePayoutStart(tx: Tx, orderId: string, leaseMs: number = WRITER_LEASE_MS): Promise<number> {
   const { rows } = await tx.query<{ id: number }>(
-    `INSERT INTO payouts_outbox (kind, order_id, next_attempt_at) VALUES ('start_payout', $1, now() + $2 * interval '1 millisecond') RETURNING id`,
+    `WITH start AS (${enqueuePayoutStartSql('$1', '$2')}) SELECT id${leaseMs <= 0 ? `, ${WAKE_DRAINER_SQL}` : ''} FROM start`,
     [orderId, leaseMs],
   );
-  if (leaseMs <= 0) await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, '']);
   return rows[0]!.id;
 }
 

@@ -5,14 +5,15 @@ import { AppError } from '../appError';
 import { inTransaction } from '../db/pool';
 import { validateWebhookSignature } from '../gateway';
 import { logger } from '../logger';
-import { detachAfterCommit, runAfterCommitWithin } from '../moneyin/afterCommit';
+import { runAfterCommitWithin } from '../moneyin/afterCommit';
 import { eventIdSchema, webhookEnvelopeSchema } from './envelope';
 import { handlingOf } from './eventMap';
 import type { WebhookContext } from './types';
 
-/** Razorpay waits 5 s for our answer; after-commit steps that are not detachable get this long,
- * then carry on unawaited. The payout start is detachable (its payouts_outbox row was written in the
- * transaction): the reply never waits for Temporal. */
+/** Razorpay waits 5 s for our answer; after-commit steps (a refund request to the gateway, a
+ * transfer fetched) get this long, then carry on unawaited. A payout's start is not one of them:
+ * its payouts_outbox row, committed with the event, wakes the drainer in the worker, so the reply
+ * never waits for Temporal and the API spends no CPU on it. */
 const AFTER_COMMIT_BUDGET_MS = 2_500;
 
 export interface IncomingWebhook {
@@ -49,7 +50,7 @@ export async function receiveRazorpayWebhook(ctx: WebhookContext, incoming: Inco
     if (handling.known) logger.info(line, 'webhook acknowledged: an event we do not act on');
     else logger.warn(line, 'webhook acknowledged: an event name we do not know');
   }
-  await runAfterCommitWithin(detachAfterCommit(result.afterCommit), AFTER_COMMIT_BUDGET_MS);
+  await runAfterCommitWithin(result.afterCommit, AFTER_COMMIT_BUDGET_MS);
   return { eventId: eventId.data, event, duplicate: result.duplicate, actedOn: handling.actedOn };
 }
 

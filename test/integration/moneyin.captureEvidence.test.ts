@@ -8,7 +8,7 @@ import { reconcile } from '../../src/recon/reconcile';
 import { loadReconInput } from '../../src/recon/repository';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { http, postWebhook, startHarnessWithPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { http, payoutStartsOf, postWebhook, startHarnessWithPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { envelope, everyTable, exceptionsFor } from './webhooksHarness';
 
 const EMPLOYER = 'emp_evid';
@@ -55,7 +55,7 @@ describe('money in: capture evidence', () => {
     expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: payment.id }]);
     const payouts = (await h.db.query('SELECT status, last_code, amount_paise FROM payouts WHERE order_id = $1', [orderId])).rows;
     expect(payouts).toEqual([{ status: 'review', last_code: 'AMOUNT_MISMATCH', amount_paise: 8_100 }]);
-    expect(h.payoutStarts).toContain(orderId); // its run waits for an ops decision, findable as PayoutStatus = review
+    expect(await payoutStartsOf(h, orderId)).toContain(orderId); // its run waits for an ops decision, findable as PayoutStatus = review
     expect(await exceptionsFor(h.db, { reason: 'amount-mismatch', orderId })).toEqual([expect.objectContaining({
       class: 'mismatched', severity: 'high', status: 'open', entity_id: payment.id, expected_paise: 1_000, actual_paise: capturedPaise, raised_by: 'event',
       details: expect.objectContaining({ code: 'AMOUNT_MISMATCH', route: 'direct_transfer' }),

@@ -1,6 +1,6 @@
 /** Money in through real HTTP, real PostgreSQL and the Razorpay sandbox delivering signed webhooks. */
 import { hmacSha256Hex } from '../../src/gateway/signatures';
-import { admin, eventually, http, ops, vendorKey, postWebhook, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { admin, eventually, http, ops, payoutStartsOf, vendorKey, postWebhook, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 const EMPLOYER = 'emp_acme';
 const VENDOR = 'ven_dosa';
@@ -59,7 +59,7 @@ describe('money in: orders, checkout, webhooks', () => {
     const ledger = await h.db.query('SELECT amount_paise, route FROM offline_ledger WHERE order_id = $1', [orderId]);
     expect(ledger.rows).toEqual([{ amount_paise: 8_100, route: 'direct_transfer' }]);
     expect(await walletBalance(h, 'employer', EMPLOYER)).toBe(before - 9_900);
-    expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
+    expect(await payoutStartsOf(h, orderId)).toHaveLength(1);
   });
 
   test('when the same webhook is delivered 3 times concurrently and order.paid comes before payment.captured, then there is one paid transition and one payout row', async () => {
@@ -80,7 +80,7 @@ describe('money in: orders, checkout, webhooks', () => {
       expect(await orderRow(orderId)).toEqual({ status: 'paid', paid_via: 'webhook' });
       expect(await payoutsOf(orderId)).toHaveLength(1);
       expect((await h.db.query('SELECT count(*)::int AS n FROM offline_ledger WHERE order_id = $1', [orderId])).rows[0].n).toBe(1);
-      expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
+      expect(await payoutStartsOf(h, orderId)).toHaveLength(1);
     } finally {
       await h.sandbox.control.setWebhookDelivery(true);
     }
@@ -121,7 +121,7 @@ describe('money in: orders, checkout, webhooks', () => {
     await h.sandbox.control.drainWebhooks();
     expect((await orderRow(orderId)).status).toBe('paid');
     expect(await payoutsOf(orderId)).toHaveLength(1);
-    expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
+    expect(await payoutStartsOf(h, orderId)).toHaveLength(1);
   });
 
   test('when a payment is only authorised, then nothing is payable; the checkout callback captures it and the order becomes paid', async () => {
@@ -153,7 +153,7 @@ describe('money in: orders, checkout, webhooks', () => {
     expect(delivered.every((e) => e.deliveredAt !== null)).toBe(true);
     expect(await orderRow(orderId)).toEqual({ status: 'paid', paid_via: 'webhook' });
     expect(await payoutsOf(orderId)).toHaveLength(1);
-    expect(h.payoutStarts.filter((id) => id === orderId)).toHaveLength(1);
+    expect(await payoutStartsOf(h, orderId)).toHaveLength(1);
 
     const [captured] = await eventsFor(gatewayOrderId, 'payment.captured');
     const started = Date.now();

@@ -8,6 +8,7 @@ import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import type { Gateway } from '../../src/gateway/types';
+import { startOutboxDrainer } from '../../src/outbox/drainer';
 import type { PayoutStarter } from '../../src/payouts/starter';
 import { isolatedPool } from '../support/db';
 import { mintKey, mintRoleKeys, type AuthHeader, type RoleKeys } from '../support/apiKeys';
@@ -22,7 +23,8 @@ export interface MoneyInHarness {
   sandbox: Sandbox;
   app: FastifyInstance;
   baseUrl: string;
-  /** Order ids the API asked the payout layer to start, in order. */
+  /** Order ids the payout layer was asked to start, in order: by the API after a commit (callback,
+   * wallet, cash) or by the harness's outbox drainer (a webhook's payout, after the reply). */
   payoutStarts: string[];
   /** One API key per role, minted in this harness's database. */
   keys: RoleKeys;
@@ -40,6 +42,8 @@ export async function startMoneyInHarness(opts: { config?: Partial<Config> } = {
   const keys = await mintRoleKeys(db);
   const payoutStarter: PayoutStarter = { async startPayout(orderId) { payoutStarts.push(orderId); } };
   const app = await buildApi({ config, db, gateway, payoutStarter });
+  // As the worker does: a webhook leaves its payout's start to the drainer.
+  const drainer = startOutboxDrainer({ db, payoutStarter, pollMs: 100 });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   await sandbox.control.setWebhookTarget(`${baseUrl}/webhooks/razorpay`);
@@ -48,6 +52,7 @@ export async function startMoneyInHarness(opts: { config?: Partial<Config> } = {
     async close() {
       await sandbox.close();
       await app.close();
+      await drainer.stop();
       await db.end();
     },
   };
@@ -112,6 +117,13 @@ export async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of MONEY_IN_TABLES) out[table] = (await db.query(`SELECT * FROM ${table} ORDER BY 1`)).rows;
   return out;
+}
+
+/** The starts of an order's payout, once its payouts_outbox row is gone (whoever started it, the
+ * API's try or the drainer, records the start before it deletes the row). */
+export async function payoutStartsOf(h: MoneyInHarness, orderId: string): Promise<string[]> {
+  await eventually(async () => (await h.db.query('SELECT count(*)::int AS n FROM payouts_outbox WHERE order_id = $1', [orderId])).rows[0].n as number, (n) => n === 0);
+  return h.payoutStarts.filter((id) => id === orderId);
 }
 
 export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {

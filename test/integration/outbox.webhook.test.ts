@@ -1,8 +1,9 @@
 /** Issue 12 item 1: the webhook replies at the speed of one transaction. The API here is built with
- * a payout starter that never answers (Temporal hung, or the process about to die): the reply still
- * comes at once, with the payouts_outbox row committed beside the payout; then, with the API's try
- * and a first drainer both gone, a drainer started later starts the workflow, once. Real API,
- * PostgreSQL, Temporal and the sandbox. */
+ * a payout starter that never answers (Temporal hung): the webhook never asks it — the reply comes
+ * at once, with the payouts_outbox row committed beside the payout, due at once — and a drainer
+ * started later (after a first one claimed the row and died) starts the workflow, once; the commit's
+ * NOTIFY wakes a drainer that would otherwise poll only once a minute. Real API, PostgreSQL,
+ * Temporal and the sandbox. */
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -52,7 +53,7 @@ describe('outbox: the webhook does not wait for Temporal', () => {
     await connection?.close();
   });
 
-  test('when the payout starter hangs, the capture webhook is answered in < 200 ms with the outbox row committed, and a drainer started after the API and a first drainer are gone starts the workflow once', async () => {
+  test('when the payout starter hangs, the capture webhook is answered in < 200 ms without asking it, the outbox row committed due at once, and a drainer started after a first drainer died holding it starts the workflow once', async () => {
     const placed = await http(h, 'POST', '/v1/orders', {
       clientReference: uniqueRef('outbox'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outbox',
       totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
@@ -70,17 +71,16 @@ describe('outbox: the webhook does not wait for Temporal', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ duplicate: false });
     expect(elapsedMs).toBeLessThan(200);
-    expect(hungStarts).toEqual([orderId]); // the API did try, and is still waiting
+    expect(hungStarts).toEqual([]); // the API leaves the start to the drainer
 
     // Committed with the reply: the order is paid, the payout pending, its start in the outbox.
     expect((await h.db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid' }]);
     expect((await h.db.query('SELECT status FROM payouts WHERE order_id = $1', [orderId])).rows).toEqual([{ status: 'pending' }]);
-    const outbox = await h.db.query<{ kind: string; attempts: number; leased: boolean }>(
-      'SELECT kind, attempts, next_attempt_at > now() AS leased FROM payouts_outbox WHERE order_id = $1', [orderId]);
-    expect(outbox.rows).toEqual([{ kind: 'start_payout', attempts: 0, leased: true }]);
+    const outbox = await h.db.query<{ kind: string; attempts: number; due: boolean }>(
+      'SELECT kind, attempts, next_attempt_at <= now() AS due FROM payouts_outbox WHERE order_id = $1', [orderId]);
+    expect(outbox.rows).toEqual([{ kind: 'start_payout', attempts: 0, due: true }]);
 
-    // The API process is gone (its lease runs out), and a first drainer claims the row and dies.
-    await h.db.query('UPDATE payouts_outbox SET next_attempt_at = now() WHERE order_id = $1', [orderId]);
+    // A first drainer claims the row and dies.
     expect((await claimDue(h.db, 10, 400)).map((r) => r.orderId)).toEqual([orderId]);
     expect(await claimDue(h.db, 10)).toEqual([]); // held by the dead drainer's lease
 
@@ -104,14 +104,36 @@ describe('outbox: the webhook does not wait for Temporal', () => {
     await drainer.stop();
   });
 
-  test('when the same capture is delivered again, the duplicate writes no second outbox row', async () => {
+  /** A placed order, authorised at the sandbox, and the signed payment.captured body for it. */
+  async function capturedOrder(label: string): Promise<{ orderId: string; body: string }> {
     const placed = await http(h, 'POST', '/v1/orders', {
-      clientReference: uniqueRef('outbox-dup'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outbox',
+      clientReference: uniqueRef(label), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outbox',
       totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
     });
     const { orderId, gatewayOrderId } = placed.body.order;
     const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
-    const body = envelope(h, 'payment.captured', { payment: { ...payment, status: 'captured', captured: true } });
+    return { orderId, body: envelope(h, 'payment.captured', { payment: { ...payment, status: 'captured', captured: true } }) };
+  }
+
+  test('when a capture webhook commits, its NOTIFY wakes a drainer that polls once a minute and the workflow starts within 2 s', async () => {
+    const real = temporalPayoutStarter(client, taskQueue, h.db);
+    const starts: string[] = [];
+    const listening = startOutboxDrainer({ db: h.db, payoutStarter: { async startPayout(id) { starts.push(id); await real.startPayout(id); } }, pollMs: 60_000 });
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // its first pass (at start) is over; it now waits on LISTEN
+      const { orderId, body } = await capturedOrder('outbox-notify');
+      expect((await postWebhook(h, body, { eventId: `evt_${randomUUID()}` })).status).toBe(200);
+      const left = await eventually(async () => (await h.db.query('SELECT count(*)::int AS n FROM payouts_outbox WHERE order_id = $1', [orderId])).rows[0].n as number, (n) => n === 0, 2_000);
+      expect(left).toBe(0);
+      expect(starts).toEqual([orderId]);
+      await client.workflow.getHandle(payoutWorkflowId(orderId)).terminate('test over');
+    } finally {
+      await listening.stop();
+    }
+  });
+
+  test('when the same capture is delivered again, the duplicate writes no second outbox row', async () => {
+    const { orderId, body } = await capturedOrder('outbox-dup');
     const first = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` });
     const again = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` }); // a new event id for the same fact
     const same = await postWebhook(h, body, { eventId: `evt_${randomUUID()}` });
