@@ -11,6 +11,7 @@ import { formatRupees } from '../../src/domain/money';
 import { sleep } from './calls';
 import { checkOrders, tableByRoute, type CheckResult } from './checker';
 import { startFaults } from './faults';
+import { writeFindings } from './findings';
 import { readDbLedger, readProviderLedger, stillMoving } from './ledgers';
 import { planCampaign, planDigest, type CampaignPlan } from './plan';
 import { closeTheBooks, type ReconOutcome } from './recon';
@@ -55,6 +56,9 @@ export interface CampaignResult {
   stillMoving: Record<string, number>;
   problems: string[];
   violations: string[];
+  /** On failure: the orders involved, their rows and webhook events (a JSON file beside the logs). */
+  findings: string | null;
+  stateDir: string;
 }
 
 export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs'>): CampaignPlan {
@@ -142,7 +146,11 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
     ...reconProblems,
     ...problems,
   ];
-  return { plan, check, recon, fired, quiesceMs, stillMoving: moving, problems, violations };
+  let findings: string | null = null;
+  if (violations.length > 0) {
+    findings = await writeFindings(t, db, check.verdicts, { seed: plan.seed, orders: plan.orders.length, violations, recon, fired }).catch((err: unknown) => `not written: ${String(err)}`);
+  }
+  return { plan, check, recon, fired, quiesceMs, stillMoving: moving, problems, violations, findings, stateDir: t.stateDir };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,6 +191,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     out.push(`FAIL: ${r.violations.length} violation(s):`);
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
+    out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
     const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}`;
     out.push(`repeat with: ${again}`);
   }
