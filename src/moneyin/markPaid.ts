@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { logger } from '../logger';
-import { completeOutboxRow, enqueuePayoutStartSql, releaseOutboxRow, WAKE_DRAINER_SQL, WRITER_LEASE_MS } from '../outbox/outbox';
+import { completeOutboxRow, enqueuePayoutStartSql, releaseOutboxRow, wakeDrainerSoon, WRITER_LEASE_MS } from '../outbox/outbox';
 import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
 import type { AfterCommit } from './afterCommit';
 import { ledgerRouteOf, offlineLedgerAmountPaise, payableRouteFor, type PairTerms } from './orderRules';
@@ -33,8 +33,8 @@ export type MarkPaidResult =
     outboxId: number | null;
   };
 
-/** A webhook leaves the payout start to the outbox drainer (the row is due at once and the commit
- * wakes it): Razorpay's reply carries no Temporal call, and the API's CPU goes to replying. Every
+/** A webhook leaves the payout start to the outbox drainer (the row is due at once; the drainer is
+ * woken after the commit): Razorpay's reply carries no Temporal call, and the API's CPU goes to replying. Every
  * other path tries first after its commit, the drainer taking what that try does not finish. */
 export const drainerStarts = (via: PaidVia): boolean => via === 'webhook';
 
@@ -81,8 +81,8 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
 
 /** One statement: what the vendor is owed by the route, and the offline ledger row every paid order
  * writes; for a direct transfer also the start of its run (src/outbox), so it cannot be lost between
- * the commit and a process that dies after it. `drainerStarts`: the row is due at once and the
- * commit wakes the drainer; otherwise the caller's after-commit step holds it for a first try. */
+ * the commit and a process that dies after it. `drainerStarts`: the row is due at once; otherwise
+ * the caller's after-commit step holds it for a first try. */
 async function writeWhatTheVendorIsOwed(
   tx: Tx, order: PaidOrderRow, route: Route, reviewCode: string | null, ledgerPaise: number, drainerStarts: boolean,
 ): Promise<{ payoutId: string | null; outboxId: number | null }> {
@@ -98,7 +98,7 @@ async function writeWhatTheVendorIsOwed(
            VALUES ($6::uuid, $1, $3, $7, $8, $9, $6, $10)),
          ledger AS (${ledger}),
          start AS (${enqueuePayoutStartSql('$1', '$11')})
-         SELECT id${drainerStarts ? `, ${WAKE_DRAINER_SQL}` : ''} FROM start`,
+         SELECT id FROM start`,
         [...ledgerParams, payoutId, route.linkedAccountId, route.amountPaise, reviewCode ? 'review' : 'pending', reviewCode, drainerStarts ? 0 : WRITER_LEASE_MS],
       );
       return { payoutId, outboxId: rows[0]!.id };
@@ -124,11 +124,12 @@ async function writeWhatTheVendorIsOwed(
 }
 
 /** After the commit: ask the payout layer to start, then drop the outbox row. A failure only hands
- * the row to the outbox drainer (with a backoff). Nothing for a payout the drainer starts (a
- * webhook's). Without `db` the row cannot be dropped and the drainer starts the run a second time
+ * the row to the outbox drainer (with a backoff). For a payout the drainer starts (a webhook's),
+ * only wake the drainer. Without `db` the row cannot be dropped and the drainer starts the run a second time
  * after the writer's lease (idempotent by workflow id: one run). */
 export function startPayoutAfterCommit(orderId: string, result: MarkPaidResult, payoutStarter: PayoutStarter, db?: Pick<Db, 'query'>): AfterCommit[] {
-  if (!result.transitioned || !result.payoutId || result.outboxId === null) return [];
+  if (!result.transitioned || !result.payoutId) return [];
+  if (result.outboxId === null) return db ? [{ what: `wake the outbox drainer for order ${orderId}`, run: async () => wakeDrainerSoon(db) }] : [];
   const outboxId = result.outboxId;
   const handOver = async (failure: { attempted: boolean; error?: unknown }) => {
     if (db) await releaseOutboxRow(db, outboxId, failure);

@@ -1,8 +1,8 @@
 /** Issue 12 item 1: the webhook replies at the speed of one transaction. The API here is built with
  * a payout starter that never answers (Temporal hung): the webhook never asks it — the reply comes
  * at once, with the payouts_outbox row committed beside the payout, due at once — and a drainer
- * started later (after a first one claimed the row and died) starts the workflow, once; the commit's
- * NOTIFY wakes a drainer that would otherwise poll only once a minute. Real API, PostgreSQL,
+ * started later (after a first one claimed the row and died) starts the workflow, once; the wake the
+ * API sends just after the commit reaches a drainer that would otherwise poll only once a minute. Real API, PostgreSQL,
  * Temporal and the sandbox. */
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -115,7 +115,7 @@ describe('outbox: the webhook does not wait for Temporal', () => {
     return { orderId, body: envelope(h, 'payment.captured', { payment: { ...payment, status: 'captured', captured: true } }) };
   }
 
-  test('when a capture webhook commits, its NOTIFY wakes a drainer that polls once a minute and the workflow starts within 2 s', async () => {
+  test('when a capture webhook commits, the NOTIFY sent after it wakes a drainer that polls once a minute and the workflow starts within 2 s', async () => {
     const real = temporalPayoutStarter(client, taskQueue, h.db);
     const starts: string[] = [];
     const listening = startOutboxDrainer({ db: h.db, payoutStarter: { async startPayout(id) { starts.push(id); await real.startPayout(id); } }, pollMs: 60_000 });
