@@ -94,8 +94,12 @@ export function createPool(connectionString: string, opts?: number | PoolOptions
     logger.warn({ sslmode: opts.sslmode }, 'DATABASE_URL carries its own TLS parameters; DATABASE_SSLMODE and DATABASE_SSL_CA_FILE are ignored');
   }
   const pool = new Pool(config);
-  // An idle connection dropped by the server (restart, shutdown) must not crash the process.
+  // A connection dropped by the server (restart, immediate shutdown) must not crash the process.
+  // The pool listens on idle clients only; a checked-out client (a transaction waiting between
+  // statements) emits 'error' with no listener, which Node makes fatal: every client gets its own.
+  // Its query in flight rejects, the transaction fails, and the pool discards the client.
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection lost'));
+  pool.on('connect', (client) => client.on('error', (err) => logger.warn({ err }, 'PostgreSQL connection lost while in use')));
   return pool;
 }
 
