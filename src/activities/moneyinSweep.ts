@@ -21,7 +21,7 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
       return gatewayOrdersAwaitingPayment(deps.db, { olderThanMs: ageOr(input.olderThanMs), expiryMs, limit: input.limit });
     },
     async listEndedOrdersAwaitingLateCapture(input: { limit: number }): Promise<AwaitingPayment[]> {
-      return endedOrdersAwaitingLateCapture(deps.db, input.limit);
+      return endedOrdersAwaitingLateCapture(deps.db, input.limit, deps.config.LATE_CAPTURE_RECHECK_MS);
     },
     async reconcileGatewayOrderPayments(gatewayOrderId: string): Promise<{ payments: number; captured: number }> {
       return reconcileGatewayOrderPayments(moneyIn, gatewayOrderId);

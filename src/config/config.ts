@@ -130,6 +130,10 @@ export const configSchema = z.object({
   UNPAID_ORDER_EXPIRY_MS: duration.default(259_200_000),
   /** …and runs on a Temporal Schedule this often (overlap skip). */
   MISSED_WEBHOOK_SWEEP_EVERY_MS: duration.default(600_000),
+  /** Money in: how often the sweep asks again about an order a late capture may still arrive for
+   * (cancelled or expired, or paid with another payment still failed or authorised) while its
+   * webhook is missing. */
+  LATE_CAPTURE_RECHECK_MS: duration.default(3_600_000),
   /** Recon: bank holidays (IST dates, comma-separated) that are not settlement working days. */
   BANK_HOLIDAYS: z.string().default('').transform((s) => s.split(',').map((d) => d.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'BANK_HOLIDAYS must list YYYY-MM-DD dates'))),

@@ -10,10 +10,11 @@
  *   window) is asked one last time and then expired (subsidy back to the wallet, audited): it
  *   leaves the batch for good;
  * - cancelled and expired orders are not in the batch. A capture can still arrive for one (a
- *   checkout left open, a late authorisation) and must be found and refunded; its webhook does
- *   that, and for a missed webhook they have their own small batch, each order asked at most once
- *   per ENDED_ORDER_RECHECK_MS while a late capture is possible. (Recon would also flag the
- *   settled payment as settled-not-in-app, but only days later and for a human.) */
+ *   checkout left open, a late authorisation) and must be found and refunded; so can one for a
+ *   paid order whose earlier payment failed and is authorised late by the bank (a duplicate
+ *   capture). Their webhooks do that; for a missed webhook they have their own small batch, each
+ *   order asked at most once per LATE_CAPTURE_RECHECK_MS while a late capture is possible (the
+ *   fault campaign found the paid-order case: its webhook given up, the customer was never refunded). */
 import { inTransaction, type Db } from '../db/pool';
 import { runAfterCommit } from './afterCommit';
 import { endUnpaidOrder } from './cancelOrder';
@@ -24,8 +25,6 @@ import { paymentEntitySchema } from './webhookEnvelope';
 /** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
  * cancelled or expired order is watched for a late capture over the longer one. */
 const LATE_CAPTURE_WATCH_MS = 5 * 86_400_000;
-/** How often a cancelled or expired order is asked about (its webhook is the main path). */
-const ENDED_ORDER_RECHECK_MS = 3_600_000;
 
 export const EXPIRY_ACTOR = 'system:missed-webhook-sweep';
 
@@ -53,18 +52,26 @@ export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: 
   return rows.map((r) => ({ kind: r.kind, id: r.id, gatewayOrderId: r.gateway_order_id }));
 }
 
-/** Cancelled and expired orders a late capture may still arrive for, least recently checked first,
- * each at most once per ENDED_ORDER_RECHECK_MS; stamps them checked. */
-export async function endedOrdersAwaitingLateCapture(db: Db, limit: number): Promise<AwaitingPayment[]> {
+/** Orders a late capture may still arrive for — cancelled or expired, or paid while another of
+ * their payments is still created, authorised or failed (driven from payments: a partial index
+ * keeps that side small) — least recently checked first, each at most once per `recheckMs`;
+ * stamps them checked. */
+export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, recheckMs: number): Promise<AwaitingPayment[]> {
   const { rows } = await db.query<{ id: string; gateway_order_id: string }>(
-    `WITH batch AS (
+    `WITH candidates AS (
        SELECT id, gateway_order_id, payment_checked_at, created_at FROM orders
         WHERE status IN ('cancelled', 'expired') AND gateway_order_id IS NOT NULL AND created_at > ${secondsAgo('$1')}
-          AND (payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')})
+       UNION
+       SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at FROM payments p JOIN orders o ON o.id = p.order_id
+        WHERE p.status IN ('created', 'authorized', 'failed') AND p.created_at > ${secondsAgo('$1')}
+          AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL),
+     batch AS (
+       SELECT * FROM candidates
+        WHERE payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')}
         ORDER BY payment_checked_at NULLS FIRST, created_at LIMIT $3),
      checked AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM batch))
      SELECT id, gateway_order_id FROM batch ORDER BY payment_checked_at NULLS FIRST, created_at`,
-    [LATE_CAPTURE_WATCH_MS, ENDED_ORDER_RECHECK_MS, limit],
+    [LATE_CAPTURE_WATCH_MS, recheckMs, limit],
   );
   return rows.map((r) => ({ kind: 'order', id: r.id, gatewayOrderId: r.gateway_order_id }));
 }

@@ -87,6 +87,34 @@ describe('money in: the missed-webhook sweep', () => {
     await h.sandbox.control.setWebhookDelivery(true);
   });
 
+  test('when a paid order\'s failed payment is captured late and its webhook never arrives, then the sweep finds the second capture and refunds it once; the order stays paid once', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('late'), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: 'e-late',
+      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+    });
+    const { orderId, gatewayOrderId } = placed.body.order;
+    const failed = await h.sandbox.control.failPayment(gatewayOrderId);
+    const paid = await h.sandbox.control.payOrder(gatewayOrderId);
+    await h.sandbox.control.drainWebhooks();
+    expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: paid.id }]);
+    expect((await h.db.query('SELECT status FROM payments WHERE id = $1', [failed.id])).rows).toEqual([{ status: 'failed' }]);
+
+    // The bank authorises the failed payment late; every webhook about it is lost for good.
+    await h.sandbox.control.setWebhookDelivery(false);
+    await h.sandbox.control.lateAuthorize(failed.id);
+    const result = await sweep();
+    expect(result.endedOrdersChecked).toBeGreaterThanOrEqual(1);
+    const refunds = (await h.sandbox.control.refunds()).filter((r) => r.payment_id === failed.id);
+    expect(refunds).toEqual([expect.objectContaining({ amount: 1_000 })]);
+    expect((await h.db.query('SELECT reason, order_id FROM refunds WHERE payment_id = $1', [failed.id])).rows).toEqual([{ reason: 'duplicate_capture', order_id: orderId }]);
+
+    await sweep();
+    expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === failed.id)).toHaveLength(1);
+    expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: paid.id }]);
+    expect((await h.db.query('SELECT count(*)::int AS n FROM payouts WHERE order_id = $1', [orderId])).rows[0].n).toBe(1);
+    await h.sandbox.control.setWebhookDelivery(true);
+  });
+
   test('when the schedule is ensured twice, then it exists once with overlap SKIP', async () => {
     const config = { ...h.config, TEMPORAL_TASK_QUEUE: temporal.taskQueue };
     const first = await ensureMissedWebhookSchedule(temporal.client, config);
