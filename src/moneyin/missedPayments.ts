@@ -13,8 +13,11 @@
  *   checkout left open, a late authorisation) and must be found and refunded; so can one for a
  *   paid order whose earlier payment failed and is authorised late by the bank (a duplicate
  *   capture). Their webhooks do that; for a missed webhook they have their own small batch, each
- *   order asked at most once per LATE_CAPTURE_RECHECK_MS while a late capture is possible (the
- *   fault campaign found the paid-order case: its webhook given up, the customer was never refunded). */
+ *   order asked at most once per LATE_CAPTURE_RECHECK_MS while a late capture is possible, and every
+ *   paid online order is asked once more that long after its payment (the fault campaign found
+ *   both: a second capture whose webhooks were given up was never refunded). One extra read per
+ *   online order; a capture days later whose webhooks are lost for good is left to recon
+ *   (settled-not-in-app, with the order). */
 import { inTransaction, type Db } from '../db/pool';
 import { runAfterCommit } from './afterCommit';
 import { endUnpaidOrder } from './cancelOrder';
@@ -52,25 +55,33 @@ export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: 
   return rows.map((r) => ({ kind: r.kind, id: r.id, gatewayOrderId: r.gateway_order_id }));
 }
 
-/** Orders a late capture may still arrive for — cancelled or expired, or paid while another of
- * their payments is still created, authorised or failed (driven from payments: a partial index
- * keeps that side small) — least recently checked first, each at most once per `recheckMs`;
- * stamps them checked. */
+/** Orders a late capture may still arrive for — cancelled or expired; paid while another of their
+ * payments is still created, authorised or failed (driven from payments: a partial index keeps
+ * that side small); paid and not asked since, once `recheckMs` after the payment (another capture
+ * during an outage whose webhooks were all lost is then found and refunded, not left to recon) —
+ * least recently checked first, each at most once per `recheckMs`; stamps them checked. */
 export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, recheckMs: number): Promise<AwaitingPayment[]> {
   const { rows } = await db.query<{ id: string; gateway_order_id: string }>(
     `WITH candidates AS (
-       SELECT id, gateway_order_id, payment_checked_at, created_at FROM orders
+       SELECT id, gateway_order_id, payment_checked_at, created_at, 0 AS priority FROM orders
         WHERE status IN ('cancelled', 'expired') AND gateway_order_id IS NOT NULL AND created_at > ${secondsAgo('$1')}
        UNION
-       SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at FROM payments p JOIN orders o ON o.id = p.order_id
+       SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at, 0 FROM payments p JOIN orders o ON o.id = p.order_id
         WHERE p.status IN ('created', 'authorized', 'failed') AND p.created_at > ${secondsAgo('$1')}
-          AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL),
+          AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL
+       UNION
+       -- The once-more look at every paid online order comes last: under load it lags, it never
+       -- starves the orders above.
+       SELECT id, gateway_order_id, payment_checked_at, created_at, 1 FROM orders
+        WHERE status = 'paid' AND gateway_order_id IS NOT NULL AND (payment_checked_at IS NULL OR payment_checked_at < paid_at)
+          AND paid_at < ${secondsAgo('$2')} AND paid_at > ${secondsAgo('$1')}),
      batch AS (
-       SELECT * FROM candidates
+       SELECT DISTINCT ON (id) * FROM candidates
         WHERE payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')}
-        ORDER BY payment_checked_at NULLS FIRST, created_at LIMIT $3),
-     checked AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM batch))
-     SELECT id, gateway_order_id FROM batch ORDER BY payment_checked_at NULLS FIRST, created_at`,
+        ORDER BY id, priority),
+     chosen AS (SELECT * FROM batch ORDER BY priority, payment_checked_at NULLS FIRST, created_at LIMIT $3),
+     checked AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM chosen))
+     SELECT id, gateway_order_id FROM chosen ORDER BY priority, payment_checked_at NULLS FIRST, created_at`,
     [LATE_CAPTURE_WATCH_MS, recheckMs, limit],
   );
   return rows.map((r) => ({ kind: 'order', id: r.id, gatewayOrderId: r.gateway_order_id }));

@@ -1,5 +1,6 @@
 /** The missed-webhook sweep on the real Temporal dev server, PostgreSQL and the sandbox. */
 import { randomBytes } from 'node:crypto';
+import { hmacSha256Hex } from '../../src/gateway/signatures';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
 import { ensureMissedWebhookSchedule } from '../../src/moneyin/schedule';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
@@ -113,6 +114,42 @@ describe('money in: the missed-webhook sweep', () => {
     expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: paid.id }]);
     expect((await h.db.query('SELECT count(*)::int AS n FROM payouts WHERE order_id = $1', [orderId])).rows[0].n).toBe(1);
     await h.sandbox.control.setWebhookDelivery(true);
+  });
+
+  test('when an order is paid by one payment while another capture on it lost every webhook, then the sweep asks about the paid order once more and refunds the unknown capture once', async () => {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('lost'), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: 'e-lost',
+      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+    });
+    const { orderId, gatewayOrderId } = placed.body.order;
+    // Webhooks are off for the whole story: a payment fails, a second one is captured (nobody hears
+    // of it), the bank authorises the first late and the customer's browser reports that one.
+    await h.sandbox.control.setWebhookDelivery(false);
+    const known = await h.sandbox.control.failPayment(gatewayOrderId);
+    const unknown = await h.sandbox.control.payOrder(gatewayOrderId);
+    await h.sandbox.control.lateAuthorize(known.id);
+    const signature = hmacSha256Hex(`${gatewayOrderId}|${known.id}`, h.config.RAZORPAY_KEY_SECRET);
+    const callback = await http(h, 'POST', `/v1/orders/${orderId}/payment-callback`, { razorpay_order_id: gatewayOrderId, razorpay_payment_id: known.id, razorpay_signature: signature });
+    expect(callback.body.order.status).toBe('paid');
+    expect((await h.db.query('SELECT id FROM payments WHERE id = $1', [unknown.id])).rows).toEqual([]);
+
+    // A paid order is asked once more LATE_CAPTURE_RECHECK_MS after its payment (here: at once).
+    await new Promise((r) => setTimeout(r, 50));
+    const recheck = await startTestWorker({ db: h.db, config: { ...h.config, LATE_CAPTURE_RECHECK_MS: 10 }, gateway: h.gateway });
+    try {
+      const run = () => recheck.client.workflow.execute(missedWebhookSweepWorkflow, { workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: recheck.taskQueue, args: [{ olderThanMs: 1 }] });
+      await run();
+      expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === unknown.id)).toEqual([expect.objectContaining({ amount: 1_000 })]);
+      expect((await h.db.query('SELECT reason, order_id FROM refunds WHERE payment_id = $1', [unknown.id])).rows).toEqual([{ reason: 'duplicate_capture', order_id: orderId }]);
+      const second = await run();
+      expect(second.endedOrdersChecked).toBe(0); // asked once: it left the batch
+      expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === unknown.id)).toHaveLength(1);
+      expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === known.id)).toHaveLength(0);
+      expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: known.id }]);
+    } finally {
+      await recheck.close();
+      await h.sandbox.control.setWebhookDelivery(true);
+    }
   });
 
   test('when the schedule is ensured twice, then it exists once with overlap SKIP', async () => {
