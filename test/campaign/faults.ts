@@ -35,6 +35,15 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
   let flakySuspended = false;
   let opsStopped = false;
 
+  /** A fault in force for a while: switched on, counted, switched off again. */
+  const forAWhile = async (at: string, what: string, forMs: number, on: () => Promise<void>, off: () => Promise<void>, note = ''): Promise<void> => {
+    log(`fault ${at}: ${what} for ${forMs} ms${note}`);
+    await on();
+    count(what);
+    await sleep(forMs);
+    await off();
+  };
+
   const carryOut = async (f: PlannedFault): Promise<void> => {
     await sleep(Math.max(0, startedAt + f.atMs - Date.now()));
     const at = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
@@ -47,19 +56,10 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         await t.sandbox.injectWebhookFault(f.fault, { count: f.count });
         return;
       case 'webhook_delivery_off':
-        log(`fault ${at}: webhook delivery off for ${f.forMs} ms`);
-        await t.sandbox.setWebhookDelivery(false);
-        count('webhook delivery off');
-        await sleep(f.forMs);
-        await t.sandbox.setWebhookDelivery(true);
-        return;
+        return forAWhile(at, 'webhook delivery off', f.forMs, () => t.sandbox.setWebhookDelivery(false), () => t.sandbox.setWebhookDelivery(true));
       case 'webhook_target_down': {
-        log(`fault ${at}: webhook target down for ${f.forMs} ms (events given up for good)`);
-        await t.sandbox.setWebhookTarget(`http://127.0.0.1:${await freePort()}/webhooks/razorpay`);
-        count('webhook target down');
-        await sleep(f.forMs);
-        await t.sandbox.setWebhookTarget(webhookUrl);
-        return;
+        const dead = `http://127.0.0.1:${await freePort()}/webhooks/razorpay`;
+        return forAWhile(at, 'webhook target down', f.forMs, () => t.sandbox.setWebhookTarget(dead), () => t.sandbox.setWebhookTarget(webhookUrl), ' (events given up for good)');
       }
       case 'kill_worker': {
         const worker = t.workers[f.worker]!;
@@ -94,28 +94,17 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         count('PostgreSQL immediate shutdown');
         return;
       case 'kill_switch':
-        log(`fault ${at}: kill switch paused for ${f.forMs} ms`);
-        await callRetrying(t, 'ops', 'POST', '/ops/transfers/pause', { reason: 'fault campaign: paused' });
-        count('kill switch paused');
-        await sleep(f.forMs);
-        await callRetrying(t, 'ops', 'POST', '/ops/transfers/resume', { reason: 'fault campaign: resumed' });
-        return;
+        return forAWhile(at, 'kill switch paused', f.forMs,
+          async () => { await callRetrying(t, 'ops', 'POST', '/ops/transfers/pause', { reason: 'fault campaign: paused' }); },
+          async () => { await callRetrying(t, 'ops', 'POST', '/ops/transfers/resume', { reason: 'fault campaign: resumed' }); });
       case 'balance_zero':
-        log(`fault ${at}: platform balance at zero for ${f.forMs} ms`);
-        await t.sandbox.setPlatformBalance(0);
-        count('platform balance zero');
-        await sleep(f.forMs);
-        await t.sandbox.setPlatformBalance(PLATFORM_BALANCE_PAISE);
-        return;
+        return forAWhile(at, 'platform balance zero', f.forMs, () => t.sandbox.setPlatformBalance(0), () => t.sandbox.setPlatformBalance(PLATFORM_BALANCE_PAISE));
       case 'suspend_account': {
         const account = world.accounts[f.vendor]!;
-        log(`fault ${at}: linked account of ${world.vendors[f.vendor]} suspended for ${f.forMs} ms`);
-        flakySuspended = true;
-        await t.sandbox.setLinkedAccountStatus(account, 'suspended');
-        count('linked account suspended');
-        await sleep(f.forMs);
-        await t.sandbox.setLinkedAccountStatus(account, 'activated');
-        flakySuspended = false;
+        return forAWhile(at, 'linked account suspended', f.forMs,
+          async () => { flakySuspended = true; await t.sandbox.setLinkedAccountStatus(account, 'suspended'); },
+          async () => { await t.sandbox.setLinkedAccountStatus(account, 'activated'); flakySuspended = false; },
+          ` (${world.vendors[f.vendor]})`);
       }
     }
   };

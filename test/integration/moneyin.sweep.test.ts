@@ -88,12 +88,14 @@ describe('money in: the missed-webhook sweep', () => {
     await h.sandbox.control.setWebhookDelivery(true);
   });
 
+  /** ₹100 at 90% subsidy: the customer pays ₹10 online. */
+  const placeTenRupeeOrder = async (ref: string): Promise<{ orderId: string; gatewayOrderId: string }> => (await http(h, 'POST', '/v1/orders', {
+    clientReference: uniqueRef(ref), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: `e-${ref}`,
+    totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+  })).body.order;
+
   test('when a paid order\'s failed payment is captured late and its webhook never arrives, then the sweep finds the second capture and refunds it once; the order stays paid once', async () => {
-    const placed = await http(h, 'POST', '/v1/orders', {
-      clientReference: uniqueRef('late'), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: 'e-late',
-      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
-    });
-    const { orderId, gatewayOrderId } = placed.body.order;
+    const { orderId, gatewayOrderId } = await placeTenRupeeOrder('late');
     const failed = await h.sandbox.control.failPayment(gatewayOrderId);
     const paid = await h.sandbox.control.payOrder(gatewayOrderId);
     await h.sandbox.control.drainWebhooks();
@@ -117,11 +119,7 @@ describe('money in: the missed-webhook sweep', () => {
   });
 
   test('when an order is paid by one payment while another capture on it lost every webhook, then the sweep asks about the paid order once more and refunds the unknown capture once', async () => {
-    const placed = await http(h, 'POST', '/v1/orders', {
-      clientReference: uniqueRef('lost'), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: 'e-lost',
-      totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
-    });
-    const { orderId, gatewayOrderId } = placed.body.order;
+    const { orderId, gatewayOrderId } = await placeTenRupeeOrder('lost');
     // Webhooks are off for the whole story: a payment fails, a second one is captured (nobody hears
     // of it), the bank authorises the first late and the customer's browser reports that one.
     await h.sandbox.control.setWebhookDelivery(false);
