@@ -5,9 +5,8 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import type { Gateway } from '../gateway/types';
 import { istDateOf } from '../domain/calendar';
-import type { RzpReconRow } from '../gateway/types';
-import { reconcile } from '../recon/reconcile';
-import { loadReconInput, recordRunEnd, recordRunStart, saveExceptions, storeReconPages, unknownSettlementIds, upsertSettlement } from '../recon/repository';
+import { matchWindowInDatabase } from '../recon/matchInDatabase';
+import { recordRunEnd, recordRunStart, storeReconPages, unknownSettlementIds, upsertSettlement, withFoundExceptions } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
 import { refreshSettlementsAwaitingUtr } from '../recon/settlementEvidence';
 
@@ -25,21 +24,6 @@ async function whileHeartbeating<T>(details: Record<string, unknown>, work: () =
 
 export interface ReconActivityDeps { db: Db; gateway: Gateway; config: Config; now?: () => Date }
 
-type ReconDay = { year: number; month: number; day: number };
-/** A gateway that can hand the recon report over page by page (memory: one page). Until the adapter
- * has it, the day's rows come in one array and are staged a page at a time. */
-type PagedGateway = Gateway & { settlementReconPages?: (day: ReconDay) => AsyncIterable<RzpReconRow[]> };
-const STAGE_PAGE = 1000;
-
-async function* reconPages(gateway: PagedGateway, day: ReconDay): AsyncIterable<RzpReconRow[]> {
-  if (gateway.settlementReconPages) {
-    yield* gateway.settlementReconPages(day);
-    return;
-  }
-  const rows = await gateway.settlementReconRows(day);
-  for (let i = 0; i < rows.length; i += STAGE_PAGE) yield rows.slice(i, i + STAGE_PAGE);
-}
-
 export function createReconActivities({ db, gateway, config, now = () => new Date() }: ReconActivityDeps) {
   const holidays = bankHolidays(config);
   return {
@@ -51,11 +35,12 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
     },
 
     /** Pulls every page of one IST day's recon report and stores the rows and their settlements. The
-     * pages stream through COPY into a stage and one upsert (storeReconPages). */
+     * pages stream from the gateway (settlementReconPages) through COPY into a stage and one upsert
+     * (storeReconPages); memory holds two pages. */
     async pullReconDay(input: { day: string }): Promise<{ rows: number; settlements: number }> {
       const [year, month, day] = input.day.split('-').map(Number) as [number, number, number];
       const progress: Record<string, unknown> = { day: input.day, step: 'storing', received: 0 };
-      const stored = await whileHeartbeating(progress, () => storeReconPages(db, input.day, reconPages(gateway, { year, month, day }), (received) => {
+      const stored = await whileHeartbeating(progress, () => storeReconPages(db, input.day, gateway.settlementReconPages({ year, month, day }), (received) => {
         progress.received = received;
       }));
       const ids = stored.settlementIds;
@@ -71,14 +56,12 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
       return { rows: stored.rows, settlements: missing.length + refreshed.checked };
     },
 
-    /** Matches the window and writes its exceptions (reruns update in place). */
+    /** Matches the window in the database and writes its exceptions (reruns update in place):
+     * nothing of the window is loaded into the worker (matchInDatabase.ts). */
     async matchReconWindow(input: { runId: string; from: string; to: string; asOf: string }) {
-      const reconInput = await whileHeartbeating({ step: 'loading' }, () => loadReconInput(db, { from: input.from, to: input.to, asOf: input.asOf, holidays }));
-      heartbeat({ step: 'matching', rows: reconInput.rows.length });
-      const outcome = reconcile(reconInput);
-      const saved = await whileHeartbeating({ step: 'saving', exceptions: outcome.exceptions.length }, () => saveExceptions(db, input.runId, input, outcome.exceptions));
-      const count = (key: 'reason' | 'class') => outcome.exceptions.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e[key]]: (acc[e[key]] ?? 0) + 1 }), {});
-      return { matched: outcome.matched, exceptions: outcome.exceptions.length, byReason: count('reason'), byClass: count('class'), ...saved };
+      const window = { from: input.from, to: input.to, asOf: input.asOf, holidays };
+      const { found, saved } = await whileHeartbeating({ step: 'matching' }, () => withFoundExceptions(db, input.runId, window, (tx) => matchWindowInDatabase(tx, window)));
+      return { matched: found.matched, ...saved };
     },
 
     async finishReconRun(input: { runId: string; rowsFetched: number; summary: unknown }): Promise<void> {

@@ -6,7 +6,7 @@ import { logger } from '../logger';
 import { classifyFailure, type FailedOutcome } from './classify';
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
-import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpTransfer } from './types';
+import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpTransfer } from './types';
 
 export { validatePaymentSignature, validateWebhookSignature } from './signatures';
 export { ProviderContractError, classifyFailure } from './classify';
@@ -72,6 +72,15 @@ export function createGateway(config: GatewayConfig): Gateway {
   const reconRows = collectionOf(reconRowSchema);
 
   const fetchPayment = (paymentId: string): Promise<RzpPayment> => readCall('payments.fetch', paymentSchema, () => sdk.payments.fetch(paymentId));
+
+  /** Offset paging (`skip`), as the report API has it; the next page is asked for when the consumer wants it. */
+  async function* reconPages({ year, month, day }: { year: number; month: number; day: number }): AsyncGenerator<RzpReconRow[]> {
+    for (let skip = 0; ; skip += RECON_PAGE) {
+      const page = await readCall('settlements.recon', reconRows, () => sdk.settlements.reports({ year, month, day, count: RECON_PAGE, skip }));
+      if (page.items.length > 0) yield page.items;
+      if (page.items.length < RECON_PAGE) return;
+    }
+  }
 
   return {
     createOrder: (input) =>
@@ -156,13 +165,11 @@ export function createGateway(config: GatewayConfig): Gateway {
 
     fetchRefund: (refundId) => readCall('refunds.fetch', refundSchema, () => sdk.refunds.fetch(refundId)),
 
-    settlementReconRows: async ({ year, month, day }) => {
-      const rows: Array<z.output<typeof reconRowSchema>> = [];
-      for (let skip = 0; ; skip += RECON_PAGE) {
-        const page = await readCall('settlements.recon', reconRows, () => sdk.settlements.reports({ year, month, day, count: RECON_PAGE, skip }));
-        rows.push(...page.items);
-        if (page.items.length < RECON_PAGE) break;
-      }
+    settlementReconPages: reconPages,
+
+    settlementReconRows: async (day) => {
+      const rows: RzpReconRow[] = [];
+      for await (const page of reconPages(day)) for (const row of page) rows.push(row);
       return rows;
     },
 

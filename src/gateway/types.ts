@@ -141,7 +141,10 @@ export interface Gateway {
   listTransferReversals(transferId: string): Promise<RzpReversal[]>;
   createRefund(input: RefundInput): Promise<MoneyOutcome<RzpRefund>>;
   fetchRefund(refundId: string): Promise<RzpRefund>;
-  /** Every recon row settled on an IST day, all pages of up to 1000. */
+  /** The recon rows settled on an IST day, a page (up to 1000) at a time as they arrive: the next page
+   * is asked for when the consumer wants it, so memory holds one page. */
+  settlementReconPages(day: { year: number; month: number; day: number }): AsyncIterable<RzpReconRow[]>;
+  /** Every recon row settled on an IST day, all pages collected. */
   settlementReconRows(day: { year: number; month: number; day: number }): Promise<RzpReconRow[]>;
   fetchSettlement(settlementId: string): Promise<RzpSettlement>;
 }

@@ -1,6 +1,7 @@
 /** Turns a gateway recon row (as received) into the stored/matched form, validating what matching
- * relies on. Razorpay sends `notes` as an object, a JSON string or free text; only a
- * `transaction_id` (our payout id) is read from it. */
+ * relies on. Razorpay sends `notes` as an object, a JSON string or free text; only a transfer's
+ * `transaction_id` (our payout id) and a refund's `refund_request_id` (our refund id) are read from
+ * it, here, once: they are stored beside the row (migration 095) for matching. */
 import { z } from 'zod';
 import type { RzpReconRow } from '../gateway/types';
 import { istDateOf } from '../domain/calendar';
@@ -77,7 +78,7 @@ export function toStoredRow(raw: RzpReconRow, reconDay: string): StoredReconRow 
     paymentId: r.payment_id ?? null,
     gatewayOrderId: r.order_id ?? null,
     orderReceipt: r.order_receipt ?? null,
-    noteTransactionId: transactionIdFromNotes(r.notes),
+    noteTransactionId: r.type === 'transfer' ? transactionIdFromNotes(r.notes) : null,
     noteRefundRequestId: r.type === 'refund' ? refundRequestIdFromNotes(r.notes) : null,
     createdAt: new Date(r.created_at * 1000),
     settledAt: r.settled_at === null ? null : new Date(r.settled_at * 1000),

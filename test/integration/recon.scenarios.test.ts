@@ -7,7 +7,7 @@ import type { Config } from '../../src/config/config';
 import { reconProgressQuery, reconWorkflowId, type ReconSummary, type ReconWindow } from '../../src/contracts/recon';
 import { istDayBounds } from '../../src/domain/calendar';
 import type { Db } from '../../src/db/pool';
-import type { Gateway, RzpPayment } from '../../src/gateway/types';
+import type { Gateway, RzpPayment, RzpReconRow } from '../../src/gateway/types';
 import { importBankStatement } from '../../src/recon/bankStatementImport';
 import { resolveException } from '../../src/recon/exceptions';
 import { reconWorkflow } from '../../src/workflows/recon';
@@ -19,9 +19,13 @@ import { startTestWorker, type TestTemporal } from '../support/temporal';
  * as Razorpay's report does when only part of a payment is settled in a slot. */
 const creditCuts = new Map<string, number>();
 function reportTampering(inner: Gateway): Gateway {
+  const cut = (r: RzpReconRow): RzpReconRow => (creditCuts.has(r.entity_id) ? { ...r, credit: r.credit - creditCuts.get(r.entity_id)! } : r);
   return {
     ...inner,
-    settlementReconRows: async (day) => (await inner.settlementReconRows(day)).map((r) => (creditCuts.has(r.entity_id) ? { ...r, credit: r.credit - creditCuts.get(r.entity_id)! } : r)),
+    settlementReconPages: async function* (day) {
+      for await (const page of inner.settlementReconPages(day)) yield page.map(cut);
+    },
+    settlementReconRows: async (day) => (await inner.settlementReconRows(day)).map(cut),
   };
 }
 

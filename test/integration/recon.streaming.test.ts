@@ -1,7 +1,7 @@
-/** Recon's pull step streams: pages go through COPY into a temporary stage and one statement
- * upserts them on entity id + settlement id (storeReconPages). The same rows as the row-by-row
- * upsert: the last row reported for a key wins, a null settlement is one key, text that COPY must
- * escape survives byte for byte, a rerun adds nothing, and a bad row anywhere stores nothing. */
+/** Recon's pull step streams: pages go through COPY into a temporary stage, upserted on entity id +
+ * settlement id every 25,000 rows and at the end (storeReconPages): the last row reported for a key
+ * wins (within a chunk and across chunks), a null settlement is one key, text that COPY must escape
+ * survives byte for byte, a rerun adds nothing, and a bad row anywhere stores nothing. */
 import type { Db } from '../../src/db/pool';
 import type { RzpReconRow } from '../../src/gateway/types';
 import { storeReconPages } from '../../src/recon/repository';
@@ -71,4 +71,12 @@ test('when 25,000 rows stream in 25 pages, then all are stored', async () => {
   const result = await storeReconPages(db, DAY, asPages(pages));
   expect(result.rows).toBe(25_000);
   expect((await db.query(`SELECT count(*)::int AS n FROM recon_rows WHERE entity_id LIKE 'pay_str_many_%'`)).rows[0].n).toBe(25_000);
+});
+
+test('when a key reported in the first chunk is reported again after the chunk was upserted, then it is one row, the later one, counted once', async () => {
+  const pages = Array.from({ length: 25 }, (_, p) => Array.from({ length: 1000 }, (_, i) => row(`pay_str_chunk_${p}_${i}`)));
+  pages.push([row('pay_str_chunk_0_0', { amount: 4242 }), row('pay_str_chunk_new')]);
+  const result = await storeReconPages(db, DAY, asPages(pages));
+  expect(result).toMatchObject({ rows: 25_001, received: 25_002 });
+  expect((await stored('pay_str_chunk_0_0')).map((r) => r.amount_paise)).toEqual([4242]);
 });
