@@ -219,11 +219,21 @@ export function reconRows(book: SettlementBook, query: Record<string, unknown>):
   if (count > 1000) throw badRequest('The count may not be greater than 1000.', 'count');
   if (!Number.isInteger(skip) || skip < 0) throw badRequest('The skip must be at least 0.', 'skip');
   const prefix = `${year}-${month.padStart(2, '0')}${day === undefined ? '' : `-${day.padStart(2, '0')}`}`;
-  const rows: ReconRowJson[] = [];
+  // Only the page is copied: a day of a million rows is served a page at a time in O(page), and never
+  // spread into one call's arguments (which overflows the stack past ~100,000 rows).
+  const page: ReconRowJson[] = [];
+  let offset = skip;
   for (const [date, dayRows] of [...book.rowsByDate.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    if (date.startsWith(prefix)) rows.push(...dayRows);
+    if (!date.startsWith(prefix)) continue;
+    if (offset >= dayRows.length) {
+      offset -= dayRows.length;
+      continue;
+    }
+    for (let i = offset; i < dayRows.length && page.length < count; i++) page.push(dayRows[i]!);
+    offset = 0;
+    if (page.length === count) break;
   }
-  return rows.slice(skip, skip + count);
+  return page;
 }
 
 /** Bank statement CSV of settlement credits with value dates in [from, to]. Amounts are rupees
