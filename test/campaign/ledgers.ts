@@ -45,9 +45,12 @@ export async function stillMoving(db: Pool, orderIds: string[], plannedParked: s
      UNION ALL SELECT 'refunds ' || status, count(*) FROM refunds WHERE status IN ('requested', 'pending') GROUP BY status
      UNION ALL SELECT 'outbox rows', count(*) FROM payouts_outbox HAVING count(*) > 0
      UNION ALL SELECT 'orders ' || status, count(*) FROM orders WHERE id = ANY($1) AND status IN ('pending', 'failed') GROUP BY status
-     UNION ALL SELECT 'payouts ' || status || ' (unplanned)', count(*) FROM payouts WHERE status IN ('parked', 'review') AND NOT order_id = ANY($2) GROUP BY status`,
+     UNION ALL SELECT 'payouts ' || status || ' (unplanned)', count(*) FROM payouts WHERE status IN ('parked', 'review') AND NOT order_id = ANY($2) GROUP BY status
+     UNION ALL SELECT 'paid orders the sweep has not asked about once more', count(*) FROM orders
+       WHERE id = ANY($1) AND status = 'paid' AND gateway_order_id IS NOT NULL AND (payment_checked_at IS NULL OR payment_checked_at < paid_at) HAVING count(*) > 0`,
     [orderIds, plannedParked]);
   // A never-paid order is pending until it expires, a payout parked while its account was
-  // suspended until ops retries it: both are movement still to come.
+  // suspended until ops retries it, a paid order until the sweep has looked for a second capture
+  // on it: all movement still to come.
   return Object.fromEntries(rows.map((r) => [r.what, Number(r.n)]));
 }
