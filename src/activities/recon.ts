@@ -60,6 +60,9 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
      * nothing of the window is loaded into the worker (matchInDatabase.ts). */
     async matchReconWindow(input: { runId: string; from: string; to: string; asOf: string }) {
       const window = { from: input.from, to: input.to, asOf: input.asOf, holidays };
+      // The pull has just written up to millions of rows: plan the match on statistics that know them
+      // (ANALYZE samples a bounded number of rows, whatever the table's size).
+      await db.query('ANALYZE recon_rows');
       const { found, saved } = await whileHeartbeating({ step: 'matching' }, () => withFoundExceptions(db, input.runId, window, (tx) => matchWindowInDatabase(tx, window)));
       return { matched: found.matched, ...saved };
     },
