@@ -6,7 +6,7 @@ import {
   endedOrdersAwaitingLateCapture, expireUnpaidOrder, gatewayOrdersAwaitingPayment, reconcileGatewayOrderPayments, unpaidOrdersPastExpiry,
   type AwaitingPayment,
 } from '../moneyin/missedPayments';
-import { refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
+import { refreshPendingRefunds, refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
 import { leaveForSweep } from '../payouts/starter';
 import { refreshSettlementsAwaitingUtr, type UtrRefresh } from '../recon/settlementEvidence';
 import type { ActivityDeps } from './index';
@@ -32,7 +32,11 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
     async expireUnpaidOrder(order: { orderId: string; gatewayOrderId: string | null }): Promise<'expired' | 'not_unpaid'> {
       return expireUnpaidOrder(moneyIn, order, expiryMs);
     },
+    /** Refunds still waiting on the gateway: those accepted as pending are asked for their final
+     * status here (a read; in this activity so the sweep's commands stay as they are), and the ids
+     * of requests without an answer that are due are returned for the money-moving retry. */
     async listRefundsAwaitingGateway(input: { olderThanMs: number | null; limit: number }): Promise<string[]> {
+      await refreshPendingRefunds(deps.db, deps.gateway, ageOr(input.olderThanMs), input.limit);
       return refundsAwaitingGateway(deps.db, ageOr(input.olderThanMs), input.limit);
     },
     async requestRefundAgain(refundId: string): Promise<string> {

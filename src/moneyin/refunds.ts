@@ -182,6 +182,31 @@ export async function applyRefundSnapshot(q: Db | Tx, refund: Pick<RefundEntity,
   return (rowCount ?? 0) > 0;
 }
 
+/** Refunds the gateway accepted as `pending` whose final word (`refund.processed` or
+ * `refund.failed`) has not come, asked for again once per `olderThanMs` (applying a snapshot
+ * stamps `updated_at`, so each is asked at most that often): the webhook lost for good must not
+ * leave a refund pending for ever (found by the fault campaign). Reads and forward-only writes, safe
+ * to repeat. Returns how many were asked and how many moved on. */
+export async function refreshPendingRefunds(db: Db, gateway: Pick<Gateway, 'fetchRefund'>, olderThanMs: number, limit: number): Promise<{ asked: number; moved: number }> {
+  const { rows } = await db.query<{ gateway_refund_id: string }>(
+    `SELECT gateway_refund_id FROM refunds
+      WHERE status = 'pending' AND gateway_refund_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY updated_at LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  let moved = 0;
+  for (const { gateway_refund_id: id } of rows) {
+    try {
+      const refund = await gateway.fetchRefund(id);
+      await applyRefundSnapshot(db, refund);
+      if (refund.status !== 'pending') moved += 1;
+    } catch (err) {
+      logger.warn({ err, refundId: id }, 'could not fetch a pending refund; asking again next sweep');
+    }
+  }
+  return { asked: rows.length, moved };
+}
+
 /** Refund requests the gateway has not definitively answered and that are due: a transient
  * rejection once its backoff has passed, anything else once older than `olderThanMs`. Oldest first. */
 export async function refundsAwaitingGateway(db: Db, olderThanMs: number, limit: number): Promise<string[]> {

@@ -88,6 +88,24 @@ describe('money in: the missed-webhook sweep', () => {
     await h.sandbox.control.setWebhookDelivery(true);
   });
 
+  test('when a refund the gateway accepted as pending never gets its refund.processed webhook, then the sweep asks for it and records it processed', async () => {
+    await h.sandbox.control.setWebhookDelivery(false);
+    const orphan = await h.sandbox.control.capturedPaymentWithoutOrder(20_000);
+    const [captured] = (await h.sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured' && e.body.includes(orphan.id));
+    expect((await postWebhook(h, captured!.body, { eventId: captured!.id })).status).toBe(200);
+    const ours = async () => (await h.db.query('SELECT status, gateway_refund_id FROM refunds WHERE payment_id = $1', [orphan.id])).rows;
+    const [pending] = await ours();
+    expect(pending).toEqual({ status: 'pending', gateway_refund_id: expect.stringMatching(/^rfnd_/) });
+    await h.sandbox.control.drainWebhooks(); // the gateway processes it; its webhooks are not delivered
+    expect((await h.sandbox.control.refunds()).find((r) => r.id === pending.gateway_refund_id)?.status).toBe('processed');
+    expect(await ours()).toEqual([pending]);
+
+    await sweep();
+    expect(await ours()).toEqual([{ status: 'processed', gateway_refund_id: pending.gateway_refund_id }]);
+    expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id)).toHaveLength(1);
+    await h.sandbox.control.setWebhookDelivery(true);
+  });
+
   /** ₹100 at 90% subsidy: the customer pays ₹10 online. */
   const placeTenRupeeOrder = async (ref: string): Promise<{ orderId: string; gatewayOrderId: string }> => (await http(h, 'POST', '/v1/orders', {
     clientReference: uniqueRef(ref), employerId: 'emp_sweep', vendorId: 'ven_sweep', employeeId: `e-${ref}`,
