@@ -4,7 +4,7 @@
  * changes, each with the principal that did it (`key:<name>`, and the person when X-Actor said). */
 import { z } from 'zod';
 import type { Db } from '../db/pool';
-import { isoDateSchema } from '../domain/calendar';
+import { isoDateSchema } from '../domain/schemas';
 
 export const auditFilterSchema = z.object({
   from: isoDateSchema.optional(),

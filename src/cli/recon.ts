@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ZodError } from 'zod';
 import { loadConfig } from '../config/config';
-import { reconWindowSchema } from '../contracts/recon';
+import { reconWindowSchema } from '../contracts/reconWindow';
 import { createPool } from '../db/pool';
 import { logger } from '../logger';
 import { importBankStatement } from '../recon/bankStatementImport';

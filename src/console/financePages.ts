@@ -2,7 +2,8 @@
  * and bank statement upload. Each calls the use case the finance API calls. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { reconWindowSchema, type ReconProgress } from '../contracts/recon';
+import type { ReconProgress } from '../contracts/recon';
+import { reconWindowSchema } from '../contracts/reconWindow';
 import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';

@@ -3,11 +3,10 @@
  * weekend rule is our modelling assumption; Razorpay documents only "bank holidays"). Dates are
  * ISO `YYYY-MM-DD` strings in IST; instants are stored in UTC. */
 
-import { z } from 'zod';
 
 const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export type IsoDate = string;
 
@@ -21,9 +20,6 @@ export function isIsoDate(date: string): boolean {
   const ms = Date.parse(`${date}T00:00:00Z`);
   return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date;
 }
-
-/** An IST calendar day at a boundary (query strings, bodies): YYYY-MM-DD that exists. */
-export const isoDateSchema = z.string().regex(ISO_DATE, 'expected an IST date YYYY-MM-DD').refine(isIsoDate, 'no such date');
 
 /** The IST calendar date of an instant. */
 export function istDateOf(instant: Date): IsoDate {

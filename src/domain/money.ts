@@ -1,9 +1,4 @@
 /** Money rules (design.md §2). Amounts are integer paise; rupees exist only for display. */
-import { z } from 'zod';
-
-/** Integer paise as it crosses a boundary (API body, gateway answer, CSV cell). */
-export const paiseSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-
 /** Razorpay's minimum for any transfer: ₹1. */
 export const MIN_TRANSFER_PAISE = 100;
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
-import { paiseSchema } from '../domain/money';
+import { paiseSchema } from '../domain/schemas';
 import { PAYMENT_METHODS, type PaymentMethod } from '../domain/routing';
 import { runAfterCommit, type AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';

@@ -1,7 +1,7 @@
 /** Use cases on recon exceptions for finance: list with filters, resolve with a note (audited). */
 import { z } from 'zod';
 import { inTransaction, type Db } from '../db/pool';
-import { isoDateSchema } from '../domain/calendar';
+import { isoDateSchema } from '../domain/schemas';
 import { CLASSES, REASONS } from './reasons';
 
 

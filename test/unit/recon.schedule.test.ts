@@ -1,4 +1,5 @@
-import { reconWindowSchema, reconWorkflowId } from '../../src/contracts/recon';
+import { reconWorkflowId } from '../../src/contracts/recon';
+import { reconWindowSchema } from '../../src/contracts/reconWindow';
 import { istHourToUtc, reconScheduleOptions } from '../../src/recon/temporal';
 import { scheduledWindow } from '../../src/workflows/recon';
 import { loadConfig } from '../../src/config/config';

@@ -2,7 +2,7 @@
  * and resolve exceptions, upload a bank statement (text/csv body, or JSON { fileName, csv }). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { reconWindowSchema } from '../../contracts/recon';
+import { reconWindowSchema } from '../../contracts/reconWindow';
 import { importBankStatement } from '../../recon/bankStatementImport';
 import { exceptionFilterSchema, listExceptions, resolveException } from '../../recon/exceptions';
 import type { ReconStarter } from '../../recon/temporal';

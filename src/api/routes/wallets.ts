@@ -1,7 +1,7 @@
 /** Wallets (role `ordering`): balance and ledger, and top-ups (a Razorpay order; the captured payment credits once). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { paiseSchema } from '../../domain/money';
+import { paiseSchema } from '../../domain/schemas';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { createTopup, topupView } from '../../moneyin/topups';
 import { walletView } from '../../moneyin/wallets';

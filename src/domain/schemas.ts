@@ -1,0 +1,11 @@
+/** Domain values as they cross a boundary (API bodies, query strings, gateway answers, CSV cells),
+ * parsed with zod. Apart from money.ts and calendar.ts so that the workflow bundle, which imports
+ * those, does not evaluate zod for every workflow run. */
+import { z } from 'zod';
+import { ISO_DATE, isIsoDate } from './calendar';
+
+/** Integer paise. */
+export const paiseSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/** An IST calendar day: YYYY-MM-DD that exists. */
+export const isoDateSchema = z.string().regex(ISO_DATE, 'expected an IST date YYYY-MM-DD').refine(isIsoDate, 'no such date');
