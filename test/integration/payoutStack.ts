@@ -6,6 +6,7 @@ import { buildApi } from '../../src/api/server';
 import { loadConfig, type Config } from '../../src/config/config';
 import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
+import { startOutboxDrainer } from '../../src/outbox/drainer';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { temporalReconStarter } from '../../src/recon/temporal';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
@@ -36,7 +37,10 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
   const config = loadConfig({ ...process.env, RAZORPAY_BASE_URL: sandbox.baseUrl, TEMPORAL_TASK_QUEUE: taskQueue, ...opts.env });
   const gateway = createGateway(config);
   const temporal = await startTestWorker({ db, config, gateway }, taskQueue);
-  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter: temporalPayoutStarter(temporal.client, taskQueue, db), reconStarter: temporalReconStarter(temporal.client, taskQueue) });
+  const payoutStarter = temporalPayoutStarter(temporal.client, taskQueue, db);
+  const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter, reconStarter: temporalReconStarter(temporal.client, taskQueue) });
+  // As the worker does: a webhook leaves its payout's start to the outbox drainer.
+  const drainer = startOutboxDrainer({ db, payoutStarter, pollMs: 100 });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
   const keys = await mintRoleKeys(db);
@@ -44,6 +48,7 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
     db, config, sandbox, temporal, api, apiUrl, keys,
     async close() {
       await api.close();
+      await drainer.stop();
       await temporal.close();
       await sandbox.close();
       await db.end();
