@@ -35,9 +35,11 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
          LIMIT $3`,
         [afterAt, afterId, input.limit],
       );
-      const { client, info } = Context.current();
+      const context = Context.current();
+      const { client, info } = context;
       let started = 0;
       for (const { order_id, amount_paise, vendor_id } of rows) {
+        context.heartbeat();
         try {
           if ((await wakePayoutWorkflow(client, info.taskQueue, order_id, { amountPaise: amount_paise, vendorId: vendor_id })) === 'running') started += 1;
         } catch (err) {

@@ -5,8 +5,12 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { DuePayoutBatch, PayoutSweepActivities } from '../activities/payoutSweep';
 import type { PayoutSweepInput, PayoutSweepResult } from '../contracts/sweep';
 
+// The activity heartbeats per payout: a sweep held by a worker that died is retried within the
+// heartbeat timeout, not after startToClose; with overlap SKIP it would otherwise hold back every
+// sweep for two minutes (found by the fault campaign: payouts of terminated runs waited that long).
 const { startDuePayouts } = proxyActivities<PayoutSweepActivities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
