@@ -20,8 +20,8 @@ export interface FaultRunner {
   done: Promise<void>;
   /** Undoes whatever is still in force (faults cleared, delivery on, balance back, switch resumed). */
   clearAll(): Promise<void>;
-  /** Stops the ops loop. */
-  stopOps(): void;
+  /** Stops the ops loop; resolves once its last round is over. */
+  stopOps(): Promise<void>;
 }
 
 export const PLATFORM_BALANCE_PAISE = 100_000_000_000;
@@ -146,7 +146,7 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
     },
     stopOps() {
       opsStopped = true;
-      void opsLoop;
+      return opsLoop;
     },
   };
 }

@@ -126,7 +126,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   }
   // Late duplicates and hints still in the sandbox's queue land before the ledgers are read.
   await t.sandbox.drainWebhooks(30_000).catch(() => undefined);
-  faults.stopOps();
+  await faults.stopOps();
   const quiesceMs = Date.now() - quiesceStart;
   log(`quiesced in ${(quiesceMs / 1000).toFixed(1)} s`);
 

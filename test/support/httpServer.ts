@@ -12,3 +12,15 @@ export function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
+
+/** A test's webhook receiver: `server` answers; `start` listens on a free port and sets `url`. */
+export abstract class TestReceiver {
+  url = '';
+  protected abstract readonly server: Server;
+  async start(): Promise<void> {
+    this.url = await listenOnFreePort(this.server);
+  }
+  stop(): Promise<void> {
+    return closeServer(this.server);
+  }
+}

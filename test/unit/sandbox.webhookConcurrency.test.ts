@@ -5,10 +5,10 @@
 import http from 'node:http';
 import { orderingKey } from '../../src/sandbox/webhooks';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
-import { closeServer, listenOnFreePort } from '../support/httpServer';
+import { TestReceiver } from '../support/httpServer';
 
 /** Answers every delivery 200 after `holdMs`, counting how many requests it holds at once. */
-class SlowReceiver {
+class SlowReceiver extends TestReceiver {
   events: string[] = [];
   inFlight = 0;
   maxInFlight = 0;
@@ -16,7 +16,7 @@ class SlowReceiver {
   maxPerOrder = new Map<string, number>();
   private perOrder = new Map<string, number>();
   holdMs = 150;
-  private server = http.createServer((req, res) => {
+  protected readonly server = http.createServer((req, res) => {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     const chunks: Buffer[] = [];
@@ -37,13 +37,6 @@ class SlowReceiver {
       }, this.holdMs);
     });
   });
-  url = '';
-  async start(): Promise<void> {
-    this.url = await listenOnFreePort(this.server);
-  }
-  stop(): Promise<void> {
-    return closeServer(this.server);
-  }
   reset(): void {
     this.events = [];
     this.inFlight = 0;

@@ -6,16 +6,16 @@ import Razorpay from 'razorpay';
 import { validateWebhookSignature } from '../../src/gateway';
 import type { Gateway } from '../../src/gateway/types';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
-import { closeServer, listenOnFreePort } from '../support/httpServer';
+import { TestReceiver } from '../support/httpServer';
 
 interface Received { body: string; signature: string; eventId: string; event: string }
 
 /** A webhook endpoint whose answers the test chooses (status per arrival, or a silent hang). */
-class Receiver {
+class Receiver extends TestReceiver {
   received: Received[] = [];
   arrivals = 0;
   respond: (arrival: number) => number | 'hang' = () => 200;
-  private server = http.createServer((req, res) => {
+  protected readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -27,13 +27,6 @@ class Receiver {
       res.writeHead(answer).end();
     });
   });
-  url = '';
-  async start(): Promise<void> {
-    this.url = await listenOnFreePort(this.server);
-  }
-  stop(): Promise<void> {
-    return closeServer(this.server);
-  }
   reset(): void {
     this.received = [];
     this.arrivals = 0;
