@@ -1,0 +1,31 @@
+/** How the payout workflow calls its activities: short idempotent database steps (remote for runs
+ * started before issue 12, local after), the resolver's heartbeating listing, and the money-moving
+ * call that Temporal never retries. */
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { PayoutActivities } from '../../activities/payout';
+import type { PayoutPolicy } from '../../contracts/payout';
+
+/** Idempotent database steps: safe to retry. */
+const databaseCall = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
+} as const;
+
+export type PayoutCalls = ReturnType<typeof proxyActivities<PayoutActivities>>;
+
+export const remoteDb: PayoutCalls = proxyActivities<PayoutActivities>(databaseCall);
+/** The same short, idempotent database steps as local activities: no activity task round trip, a
+ * marker in the history instead of three events (issue 12). Never the money-moving call. */
+export const localDb: PayoutCalls = proxyLocalActivities<PayoutActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
+});
+/** The resolver pages through the provider's listing and heartbeats while it does. */
+export const { resolveUnknownTransfer: askProviderLedger } = proxyActivities<PayoutActivities>({
+  ...databaseCall, startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds',
+});
+
+/** The money-moving call is never retried by Temporal: a retry is a decision of the workflow. */
+export function moneyMovingCalls(policy: PayoutPolicy): PayoutCalls {
+  return proxyActivities<PayoutActivities>({ startToCloseTimeout: policy.transferTimeoutMs, retry: { maximumAttempts: 1 } });
+}

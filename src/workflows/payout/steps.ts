@@ -1,0 +1,196 @@
+/** The payout state machine's steps, one per state a row can be in. Each takes the run forward from
+ * the row it last read and returns the workflow's result once the payout is final, or nothing to go
+ * round again (the entry picks the next step from the row the step published). */
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, patched, sleep, workflowInfo } from '@temporalio/workflow';
+import type { TransferRequest, TransferSendOutcome } from '../../activities/payout';
+import { TRANSFERS_PAUSED, type PayoutPolicy, type PayoutStatus, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult } from '../../contracts/payout';
+import type { MoneyOutcome, RzpTransfer } from '../../gateway/types';
+import { askProviderLedger, localDb, moneyMovingCalls, remoteDb, type PayoutCalls } from './proxies';
+import type { PayoutRun } from './run';
+
+/** Everything a step needs: the run's state, the policy read at start and the database calls. */
+export interface PayoutContext {
+  input: PayoutWorkflowInput;
+  run: PayoutRun;
+  policy: PayoutPolicy;
+  /** Local activities for runs started after issue 12, remote ones for runs recorded before. */
+  db: PayoutCalls;
+  send: PayoutCalls['sendDirectTransfer'];
+}
+
+/** One step of the state machine: a result ends the run, nothing goes round again. */
+export type PayoutStep = (ctx: PayoutContext) => Promise<PayoutWorkflowResult | undefined>;
+
+const TERMINAL: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'offline']);
+/** Statuses after which a run that found no transfer due may end: final, or never claimed. */
+const SETTLED_OR_OPEN_FOR_CLAIM: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'offline', 'pending', 'failed']);
+/** The failure type of a run that lost a claim on a row still waiting for one. */
+const LOST_CLAIM = 'PayoutLostClaim';
+
+/** Reads the policy (and, for new runs, the row) and publishes where the payout stands. Runs started
+ * before issue 12 replay their remote activities; new runs read both in one local step. */
+export async function openPayoutRun(input: PayoutWorkflowInput, run: PayoutRun): Promise<PayoutContext> {
+  const cheap = patched('payout-local-db-steps');
+  const db = cheap ? localDb : remoteDb;
+  let firstRead: PayoutView | null | undefined;
+  let policy: PayoutPolicy;
+  if (cheap) ({ policy, payout: firstRead } = await localDb.startPayoutRun(input.orderId));
+  else policy = await remoteDb.readPayoutPolicy();
+  const ctx: PayoutContext = { input, run, policy, db, send: moneyMovingCalls(policy).sendDirectTransfer };
+  run.publish(firstRead !== undefined ? firstRead : await db.readPayout(input.orderId));
+  return ctx;
+}
+
+/** Long runs (a long resolve, a slow settlement) start afresh with the same input. */
+export async function continueAsNewIfSuggested(ctx: PayoutContext): Promise<void> {
+  if (workflowInfo().continueAsNewSuggested) await continueAsNew<(input: PayoutWorkflowInput) => Promise<PayoutWorkflowResult>>(ctx.input);
+}
+
+/** `pending` or `failed`: wait out the backoff, claim (routing and the kill switch at fire time), send. */
+export const claimAndSend: PayoutStep = async (ctx) => {
+  const { run, db, input: { orderId } } = ctx;
+  await waitForNextAttempt(ctx);
+  const claim = await db.claimPayout(orderId);
+  run.note('claim', claim.kind);
+  if (claim.kind === 'no_transfer') {
+    run.publish(claim.payout);
+    // Never complete over a row still in flight (e.g. `processing` when the route changed): follow it.
+    if (claim.payout && !SETTLED_OR_OPEN_FOR_CLAIM.has(claim.payout.status)) return undefined;
+    return { kind: 'no_transfer', orderId, reason: claim.reason };
+  }
+  if (claim.kind === 'paused') {
+    // Runs started before this change failed here (the sweep started a new run after resume);
+    // a routine pause no longer shows as failed runs: the run waits and the resume wakes it.
+    if (!patched('wait-while-transfers-paused')) {
+      throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
+    }
+    run.publish(claim.payout);
+    await waitWhilePaused(ctx);
+    return undefined;
+  }
+  if (claim.kind === 'lost') {
+    // Never complete over a non-terminal row: follow what the row is now. A row still waiting for
+    // a claim it cannot get fails the run, so the sweep may start a new one (as when paused).
+    const now = await db.readPayout(orderId);
+    if (now?.status === 'pending' || now?.status === 'failed') {
+      throw ApplicationFailure.create({ type: LOST_CLAIM, message: `claim lost with the payout ${now.status}; left for the sweep`, nonRetryable: true });
+    }
+    run.publish(now);
+    if (!now || TERMINAL.has(now.status)) return { kind: 'lost_claim', orderId, statusSeen: claim.statusSeen };
+    return undefined;
+  }
+  run.publish(claim.payout);
+  run.publish(await sendClaimedTransfer(ctx, claim.payout));
+  return undefined;
+};
+
+/** `processing` with no answer: ask the provider's ledger, never release without asking. */
+export const resolveUnknownTransfer: PayoutStep = async (ctx) => {
+  const { run } = ctx;
+  run.explain('resolving');
+  for (;;) {
+    const found = await askProviderLedger(run.payout!.id);
+    run.note('resolve', found.resolution);
+    // Leave once the row is no longer `processing` (e.g. a retried activity whose first try recorded it).
+    if (found.resolution !== 'ask_again' || found.payout.status !== 'processing') {
+      run.publish(found.payout);
+      return undefined;
+    }
+    await continueAsNewIfSuggested(ctx);
+    await sleep(ctx.policy.resolverRetryMs);
+  }
+};
+
+/** `accepted` is not settled: wait for the webhook's signal, or poll the transfer on a durable timer. */
+export const awaitSettlement: PayoutStep = async (ctx) => {
+  const { run } = ctx;
+  const payoutId = run.payout!.id;
+  for (;;) {
+    await condition(() => run.settlementEvidence, ctx.policy.settlementPollMs);
+    run.settlementEvidence = false;
+    // A provider fetch: a remote activity (a slow gateway must not stretch a workflow task).
+    const view = await remoteDb.checkSettlement(payoutId);
+    if (view.status !== 'accepted') {
+      run.publish(view);
+      return undefined;
+    }
+    await continueAsNewIfSuggested(ctx);
+  }
+};
+
+/** `parked` or `review`: only ops can move it. Re-read now and then in case a signal was lost. */
+export const awaitHumanDecision: PayoutStep = async (ctx) => {
+  const { run } = ctx;
+  const before = run.payout!;
+  await condition(() => run.opsDecision, ctx.policy.humanRecheckMs);
+  run.opsDecision = false;
+  const after = await ctx.db.readPayout(ctx.input.orderId);
+  const heard = run.signalled;
+  run.signalled = null;
+  if (heard && after?.status === before.status) run.note('ops', `ignored ${heard.action} by ${heard.actor}: no recorded decision (use the ops API)`);
+  run.publish(after);
+  return undefined;
+};
+
+/** A final row: the run ends with what it found. */
+export const finish: PayoutStep = async ({ run, input }) => {
+  const p = run.payout!;
+  return { kind: 'finished', orderId: input.orderId, payoutId: p.id, status: p.status, attempts: p.attempts };
+};
+
+/** The step for each status; no row yet is treated as `pending` (the claim finds out). */
+export const STEP_FOR: Record<PayoutStatus, PayoutStep> = {
+  pending: claimAndSend, failed: claimAndSend,
+  processing: resolveUnknownTransfer,
+  accepted: awaitSettlement,
+  parked: awaitHumanDecision, review: awaitHumanDecision,
+  settled: finish, cancelled: finish, rerouted: finish, offline: finish,
+};
+
+/** Sends the claimed transfer once; a failed activity (timeout, dead worker) is an unknown outcome. */
+async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Promise<PayoutView> {
+  const { run, db, input: { orderId } } = ctx;
+  const req: TransferRequest = {
+    payoutId: claimed.id, orderId, linkedAccountId: claimed.linkedAccountId, amountPaise: claimed.amountPaise,
+    idempotencyKey: claimed.idempotencyKey, attemptNo: claimed.attempts,
+  };
+  let sent: TransferSendOutcome;
+  try {
+    sent = await ctx.send(req);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    sent = { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `createTransfer activity failed: ${err.cause?.message ?? err.message}` };
+  }
+  if (sent.type === 'not_sent') {
+    // The activity recorded why and moved the row (released to `pending`, or to `review`).
+    run.note('transfer', `not sent: ${sent.reason}`);
+    const now = await db.readPayout(orderId);
+    if (sent.reason === 'transfers_paused') {
+      run.publish(now);
+      await waitWhilePaused(ctx);
+    }
+    return now!;
+  }
+  const outcome: MoneyOutcome<RzpTransfer> = sent;
+  run.note('transfer', outcome.type === 'accepted' ? `accepted ${outcome.entity.id}` : outcome.type === 'rejected' ? `rejected ${outcome.error.code}` : `unknown ${outcome.reason}`);
+  return (await db.recordTransferOutcome(req, outcome)).payout;
+}
+
+/** Transfers are paused: wait for the resume (or re-check now and then) instead of failing the run. */
+async function waitWhilePaused({ run, policy }: PayoutContext): Promise<void> {
+  run.note('switch', 'transfers paused: waiting for resume');
+  run.explain('waiting_for_resume');
+  run.resumed = false;
+  await condition(() => run.resumed, policy.humanRecheckMs);
+  run.resumed = false;
+}
+
+async function waitForNextAttempt({ run }: PayoutContext): Promise<void> {
+  const next = run.payout?.nextAttemptAt;
+  const due = next ? Date.parse(next) - Date.now() : 0;
+  if (due > 0) {
+    run.note('backoff', `${due} ms`);
+    run.explain('backoff');
+    await sleep(due);
+  }
+}
