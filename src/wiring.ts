@@ -2,8 +2,8 @@
  * starter for the worker and the API, and the Schedules the worker owns. Used by `npm run dev`,
  * `npm run worker` and `npm run api`. */
 import type { Client } from '@temporalio/client';
-import type { ActivityDeps } from './activities';
-import type { ApiDeps } from './api/server';
+import type { ActivityDeps } from './activities/deps';
+import type { ApiDeps } from './api/deps';
 import type { Config } from './config/config';
 import { MISSED_WEBHOOK_SCHEDULE_ID } from './contracts/missedWebhookSweep';
 import { RECON_SCHEDULE_ID } from './contracts/recon';

@@ -9,7 +9,7 @@ import {
 import { refreshPendingRefunds, refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
 import { leaveForSweep } from '../payouts/starter';
 import { refreshSettlementsAwaitingUtr, type UtrRefresh } from '../recon/settlementEvidence';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export function createMoneyInSweepActivities(deps: ActivityDeps) {
   const moneyIn: MoneyInDeps = { db: deps.db, gateway: deps.gateway, config: deps.config, payoutStarter: deps.payoutStarter ?? leaveForSweep };

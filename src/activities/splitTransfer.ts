@@ -3,7 +3,7 @@
 import { GatewayCallError } from '../gateway/types';
 import type { SplitCheckStatus } from '../contracts/splitTransfer';
 import { followSplitTransfer, splitsAwaitingTransfer } from '../moneyin/splitTransfers';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export function createSplitTransferActivities(deps: ActivityDeps) {
   const now = deps.now ?? (() => new Date());

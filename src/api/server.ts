@@ -1,9 +1,8 @@
 /** The HTTP API (Fastify): thin routes over use cases. Each capability registers its routes here;
  * each route declares the role it needs (src/auth/routeAuth.ts). */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from '../config/config';
-import type { Db } from '../db/pool';
 import { logger } from '../logger';
+import type { ApiDeps } from './deps';
 import { installRouteAuth } from '../auth/routeAuth';
 import { apiMetrics } from '../observability/apiMetrics';
 import { openApiRoutes } from './openapi';
@@ -14,24 +13,8 @@ import { financeRoutes } from './routes/finance';
 import { financeExportRoutes } from './routes/financeExports';
 import { opsRefundRoutes } from './routes/opsRefunds';
 import { consoleRoutes } from '../console/routes';
-import type { ReconStarter } from '../recon/temporal';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
-import type { Gateway } from '../gateway/types';
-import type { PayoutStarter } from '../payouts/starter';
-import type { Client as TemporalClient } from '@temporalio/client';
-
-export interface ApiDeps {
-  config: Config;
-  db: Db;
-  /** Finance: starts recon runs and reads their progress (absent: the run endpoint answers 503). */
-  reconStarter?: ReconStarter;
-  /** Signals payout runs from the ops routes (absent: decisions are committed and runs re-read them). */
-  temporal?: TemporalClient;
-  /** Money in: the Razorpay adapter (default: built from config) and the payout seam (default: leave for the sweep). */
-  gateway?: Gateway;
-  payoutStarter?: PayoutStarter;
-}
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({

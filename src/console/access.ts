@@ -1,6 +1,6 @@
 /** How a console route says who may open it, and what its handlers read: the session, the page. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiDeps } from '../api/server';
+import type { ApiDeps } from '../api/deps';
 import { documented } from '../api/openapi';
 import { publicRoute, type RouteAuth } from '../auth/routeAuth';
 import type { PlainRole } from '../auth/roles';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { publicRoute } from '../auth/routeAuth';
 import { documented } from '../api/openapi';
-import type { ApiDeps } from '../api/server';
+import type { ApiDeps } from '../api/deps';
 import { SCHEDULE_IDS } from '../wiring';
 import { createPayoutMetrics, webhookMetrics, type PayoutMetrics } from './metrics';
 

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { connectWorker } from '../../src/temporal/connection';
 import { createWorker } from '../../src/worker';
-import type { ActivityDeps } from '../../src/activities';
+import type { ActivityDeps } from '../../src/activities/deps';
 import { testServices } from './db';
 
 export interface TestTemporal {

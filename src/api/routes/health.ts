@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { publicRoute } from '../../auth/routeAuth';
 import { readiness } from '../../observability/readiness';
-import type { ApiDeps } from '../server';
+import type { ApiDeps } from '../deps';
 import { documented } from '../openapi';
 
 export async function healthRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
