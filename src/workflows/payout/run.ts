@@ -19,6 +19,10 @@ export class PayoutRun {
   /** An ops signal arrived since the last re-read, and which one (it counts only if recorded). */
   opsDecision = false;
   signalled: OpsDecision | null = null;
+  /** How many resumes this run has heard: a wait compares against the count before its claim, so a
+   * resume that lands while the claim is in flight is not lost (a flag cleared at the wait was). */
+  resumes = 0;
+  /** The flag runs recorded before the count replay with. */
   resumed = false;
   private published = '';
 
@@ -27,7 +31,7 @@ export class PayoutRun {
       { description: 'The payout row as this run last read it, and the steps the run took (newest last).' });
     setHandler(transferEvidenceSignal, (e) => { this.settlementEvidence = true; this.note('evidence', `${e.event} ${e.transferId}`); },
       { description: 'A transfer webhook arrived: fetch the transfer now instead of waiting for the next poll.' });
-    setHandler(transfersResumedSignal, () => { this.resumed = true; this.note('switch', 'transfers resumed'); },
+    setHandler(transfersResumedSignal, () => { this.resumed = true; this.resumes += 1; this.note('switch', 'transfers resumed'); },
       { description: 'Ops resumed direct transfers: a run waiting out the kill switch claims again.' });
     // A signal is only a nudge to re-read the row: a decision counts once it is recorded (the ops API
     // writes review_actions and the status first). One sent by hand from the Web UI or CLI with no

@@ -50,6 +50,7 @@ export async function continueAsNewIfSuggested(ctx: PayoutContext): Promise<void
 export const claimAndSend: PayoutStep = async (ctx) => {
   const { run, db, input: { orderId } } = ctx;
   await waitForNextAttempt(ctx);
+  const resumesBeforeClaim = run.resumes;
   const claim = await db.claimPayout(orderId);
   run.note('claim', claim.kind);
   if (claim.kind === 'no_transfer') {
@@ -65,7 +66,7 @@ export const claimAndSend: PayoutStep = async (ctx) => {
       throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
     }
     run.publish(claim.payout);
-    await waitWhilePaused(ctx);
+    await waitWhilePaused(ctx, resumesBeforeClaim);
     return undefined;
   }
   if (claim.kind === 'lost') {
@@ -154,6 +155,7 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
     payoutId: claimed.id, orderId, linkedAccountId: claimed.linkedAccountId, amountPaise: claimed.amountPaise,
     idempotencyKey: claimed.idempotencyKey, attemptNo: claimed.attempts,
   };
+  const resumesBeforeSend = run.resumes;
   let sent: TransferSendOutcome;
   try {
     sent = await ctx.send(req);
@@ -166,8 +168,14 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
     run.note('transfer', `not sent: ${sent.reason}`);
     const now = await db.readPayout(orderId);
     if (sent.reason === 'transfers_paused') {
+      // Runs recorded before paused runs waited failed here, and the sweep started a new run after
+      // the resume: their histories replay that way (the claim's pause path took the same patch).
+      if (!patched('wait-while-transfers-paused')) {
+        run.publish(now);
+        throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers were paused before the request was sent; the payout stays pending for the sweep', nonRetryable: true });
+      }
       run.publish(now);
-      await waitWhilePaused(ctx);
+      await waitWhilePaused(ctx, resumesBeforeSend);
     }
     return now!;
   }
@@ -176,10 +184,15 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
   return (await db.recordTransferOutcome(req, outcome)).payout;
 }
 
-/** Transfers are paused: wait for the resume (or re-check now and then) instead of failing the run. */
-async function waitWhilePaused({ run, policy }: PayoutContext): Promise<void> {
+/** Transfers are paused: wait for a resume heard since `resumesBefore` (counted before the step that
+ * found the pause), or re-check now and then, instead of failing the run. */
+async function waitWhilePaused({ run, policy }: PayoutContext, resumesBefore: number): Promise<void> {
   run.note('switch', 'transfers paused: waiting for resume');
   run.explain('waiting_for_resume');
+  if (patched('payout-resumes-counted')) {
+    await condition(() => run.resumes > resumesBefore, policy.humanRecheckMs);
+    return;
+  }
   run.resumed = false;
   await condition(() => run.resumed, policy.humanRecheckMs);
   run.resumed = false;
