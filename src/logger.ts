@@ -1,7 +1,9 @@
 /** Structured logs (pino). Production: JSON lines with ISO times. `LOG_FORMAT=pretty` (npm run dev
- * sets it) prints the same records as human lines. Provider errors are logged whole under `err`
- * with pino's serializer, because the Razorpay SDK rejects with plain objects that have no `.message`. */
+ * sets it) prints the same records as human lines, outside production only (logFormatProblems;
+ * loadConfig then refuses to start). Provider errors are logged whole under `err` with pino's
+ * serializer, because the Razorpay SDK rejects with plain objects that have no `.message`. */
 import pino from 'pino';
+import { logFormatProblems } from './config/config';
 
 const options: pino.LoggerOptions = {
   level: process.env.LOG_LEVEL ?? 'info',
@@ -11,7 +13,7 @@ const options: pino.LoggerOptions = {
 };
 
 function prettyStream(): pino.DestinationStream | undefined {
-  if (process.env.LOG_FORMAT !== 'pretty') return undefined;
+  if (process.env.LOG_FORMAT !== 'pretty' || logFormatProblems(process.env).length > 0) return undefined;
   try {
     // A dev dependency: absent from the production image, where logs stay JSON.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

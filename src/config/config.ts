@@ -92,6 +92,8 @@ export const configSchema = z.object({
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` lines, or `pretty` human lines for development (`npm run dev` sets it; see logFormatProblems). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   /** Payouts: tries per payout before it is parked for a human (an ops retry grants as many again). */
   PAYOUT_ATTEMPT_CAP: z.coerce.number().int().min(1).max(50).default(5),
   /** Payouts: startToClose of the createTransfer activity (a dead worker is noticed after this). */
@@ -189,12 +191,24 @@ export function timeoutOrderProblems(c: Pick<Config, 'GATEWAY_TIMEOUT_MS' | 'PAY
   return problems;
 }
 
+/** `pretty` needs pino-pretty, a dev dependency that the production image (`npm ci --omit=dev`)
+ * does not install. The one place the rule lives: the logger asks it before loading pino-pretty
+ * (it starts before any config is loaded), and loadConfig lists it even beside other bad keys, so
+ * both read the raw environment. */
+export function logFormatProblems(c: { NODE_ENV?: string; LOG_FORMAT?: string }): string[] {
+  if (c.NODE_ENV === 'production' && c.LOG_FORMAT === 'pretty') {
+    return ['  - LOG_FORMAT=pretty is for development: pino-pretty is a dev dependency and is not installed in production images; use LOG_FORMAT=json'];
+  }
+  return [];
+}
+
 /** Parses `env` (process.env by default); empty strings count as unset. Entry points that talk to
  * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean } = {}): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
+  problems.push(...logFormatProblems(cleaned));
   if (parsed.success) problems.push(...timeoutOrderProblems(parsed.data));
   if (parsed.success && opts.refuseSampleSecrets && mustUseRealSecrets(parsed.data)) problems.push(...sampleSecretProblems(parsed.data));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
