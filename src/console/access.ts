@@ -31,7 +31,7 @@ export function sessionOf(request: FastifyRequest): ConsoleSession {
 
 export const wantsHtml = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('text/html');
 
-export type ConsoleDeps = Pick<ApiDeps, 'config' | 'db' | 'reconStarter' | 'temporal'>;
+export type ConsoleDeps = Pick<ApiDeps, 'config' | 'db' | 'reconStarter' | 'temporal' | 'gateway'>;
 
 export function sendPage(reply: FastifyReply, body: string): FastifyReply {
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);

@@ -7,7 +7,10 @@ import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { orderView } from '../moneyin/orderView';
-import { applyOpsDecision } from '../payouts/humanQueue';
+import { transferIdSchema } from '../domain/schemas';
+import { createGateway } from '../gateway';
+import { fetchTransferEvidence } from '../payouts/externalTransfer';
+import { applyOpsDecision, decisionNotTaken } from '../payouts/humanQueue';
 import { readTransferSwitch, setTransfersPaused } from '../payouts/killSwitch';
 import { listHumanQueue } from '../payouts/queue';
 import { explainPayoutCode } from '../payouts/reasons';
@@ -22,7 +25,7 @@ const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-e
 const PATH_OF_ACTION = Object.fromEntries(Object.entries(ACTION_OF_PATH).map(([p, a]) => [a, p])) as Record<OpsAction, string>;
 const ACTION_WORDS: Record<OpsAction, { label: string; explain: string }> = {
   retry: { label: 'Retry', explain: 'The payout gets a fresh budget of attempts and its run tries the transfer again.' },
-  mark_paid_externally: { label: 'Mark paid externally', explain: 'Records that the vendor was paid outside Razorpay, with the reference. Nothing is sent.' },
+  mark_paid_externally: { label: 'Mark paid externally', explain: 'Records that the vendor was paid outside our send: by the Razorpay transfer you found (checked against this payout before anything changes: its notes, amount and account), or with a bank reference. Nothing is sent.' },
   pay_offline: { label: 'Pay offline', explain: 'The payout joins the open offline ledger; no transfer is ever sent for it.' },
   cancel: { label: 'Cancel', explain: 'The payout is not owed by transfer. Nothing is sent.' },
 };
@@ -30,7 +33,12 @@ const ACTION_WORDS: Record<OpsAction, { label: string; explain: string }> = {
 const orderParams = z.object({ orderId: z.string().min(1).max(100) });
 const decideParams = orderParams.extend({ action: z.enum(Object.keys(ACTION_OF_PATH) as [string, ...string[]]) });
 const reasonBody = z.object({ reason: z.string().trim().min(3, 'a reason of at least 3 characters is required').max(500) });
-const decisionBody = reasonBody.extend({ reference: z.string().trim().max(100).optional() });
+// An empty form field is no value.
+const blankIsAbsent = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const decisionBody = reasonBody.extend({
+  reference: z.preprocess(blankIsAbsent, z.string().trim().min(3, 'a reference of at least 3 characters').max(100).optional()),
+  transferId: z.preprocess(blankIsAbsent, transferIdSchema.optional()),
+});
 
 const webUiUrl = (deps: ConsoleDeps, orderId: string): string =>
   `${deps.config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(payoutWorkflowId(orderId))}`;
@@ -38,6 +46,8 @@ const when = (d: Date | string | null): string => (d ? new Date(d).toISOString()
 
 export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
+  // Fetches the transfer a mark-paid decision names.
+  const gateway = deps.gateway ?? createGateway(deps.config);
 
   app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch'), async (request, reply) => {
     const session = sessionOf(request);
@@ -128,7 +138,9 @@ ${order ? html`<table><tbody>
 <form method="post" action="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[action]}" aria-label="Confirm ${words.label}"><fieldset><legend>Confirm: ${words.label}</legend>
 <p>${words.explain}</p>${csrfField(session)}
 <div class="field"><label for="reason">Reason (required, audited)</label><input id="reason" name="reason" required minlength="3" maxlength="500" size="70" autofocus></div><br>
-${action === 'mark_paid_externally' ? html`<div class="field"><label for="reference">Provider or bank reference of the payment made (required)</label><input id="reference" name="reference" required minlength="3" maxlength="100" size="40"></div><br>` : ''}
+${action === 'mark_paid_externally' ? html`<p>Give the transfer id, the reference, or both.</p>
+<div class="field"><label for="transferId">Razorpay transfer id that paid it (<code>trf_…</code>, from the dashboard)</label><input id="transferId" name="transferId" pattern="trf_[A-Za-z0-9]{14}" maxlength="18" size="24" spellcheck="false" autocomplete="off"></div><br>
+<div class="field"><label for="reference">Bank or other reference of the payment made</label><input id="reference" name="reference" minlength="3" maxlength="100" size="40"></div><br>` : ''}
 <button type="submit" class="${action === 'cancel' ? 'danger' : ''}">Confirm ${words.label.toLowerCase()}</button> <a class="button secondary" href="/console/payouts/${orderId}">Go back, do nothing</a></fieldset></form>`,
     });
   };
@@ -145,11 +157,13 @@ ${action === 'mark_paid_externally' ? html`<div class="field"><label for="refere
     const { orderId, action: path } = decideParams.parse(request.params);
     const action = ACTION_OF_PATH[path]!;
     const body = decisionBody.parse(request.body ?? {});
-    if (action === 'mark_paid_externally' && (!body.reference || body.reference.length < 3)) throw new AppError(400, 'invalid_request', 'mark paid externally needs the reference of the payment made');
+    const markPaid = action === 'mark_paid_externally';
+    if (markPaid && !body.reference && !body.transferId) throw new AppError(400, 'invalid_request', 'mark paid externally needs the Razorpay transfer id, the reference of the payment made, or both');
     const actor = auditActor(request);
-    const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: action === 'mark_paid_externally' ? body.reference : undefined }, cap);
-    if (result.kind === 'not_found') throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
-    if (result.kind === 'not_awaiting_decision') throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
+    // Asked before the decision's transaction: no transaction waits on the provider.
+    const transfer = markPaid && body.transferId ? await fetchTransferEvidence(gateway, body.transferId) : undefined;
+    const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: markPaid ? body.reference : undefined, transfer }, cap);
+    if (result.kind !== 'applied' && result.kind !== 'already_in_effect') throw decisionNotTaken(orderId, result);
     if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
     return reply.redirect(`/console/payouts/${encodeURIComponent(orderId)}?decided=${action}${result.kind === 'already_in_effect' ? '&already=1' : ''}`, 303);
   });

@@ -41,6 +41,7 @@ export function payoutDetails(view: PayoutView | null, situation: PayoutSituatio
         '',
         'Decide through the API with an `ops` key (a signal sent from here changes nothing):',
         `- retry: \`POST ${path}/retry {"reason": "…"}\``,
+        `- paid by a transfer found at Razorpay (checked against this payout): \`POST ${path}/mark-paid-externally {"reason": "…", "transferId": "trf_…"}\``,
         `- paid another way: \`POST ${path}/mark-paid-externally {"reason": "…", "reference": "UTR…"}\``,
         `- pay offline: \`POST ${path}/pay-offline {"reason": "…"}\``,
         `- cancel: \`POST ${path}/cancel {"reason": "…"}\``,

@@ -9,3 +9,6 @@ export const paiseSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_IN
 
 /** An IST calendar day: YYYY-MM-DD that exists. */
 export const isoDateSchema = z.string().regex(ISO_DATE, 'expected an IST date YYYY-MM-DD').refine(isIsoDate, 'no such date');
+
+/** A Razorpay transfer id as the provider makes them: `trf_` and 14 letters or digits. */
+export const transferIdSchema = z.string().trim().regex(/^trf_[A-Za-z0-9]{14}$/, 'a Razorpay transfer id: trf_ and 14 letters or digits');

@@ -1,20 +1,27 @@
 /** Human decisions on a parked or review payout: retry (a fresh budget of attempts), mark paid
- * externally (records the provider reference, sends nothing), pay offline (finance pays it by hand:
- * it joins the open offline ledger and no transfer is ever sent), cancel. Each commits the status change
- * and its review_actions row together; the caller signals the workflow after the commit. */
+ * externally (sends nothing: records the bank or provider reference, or takes the provider transfer
+ * ops found as the payout's own — fetched by the caller before this transaction, judged here under
+ * the row lock, see externalTransfer.ts), pay offline (finance pays it by hand: it joins the open
+ * offline ledger and no transfer is ever sent), cancel. Each commits the status change and its
+ * review_actions row together; the caller signals the workflow after the commit. */
+import { AppError } from '../appError';
 import type { OpsAction, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
+import type { RzpTransfer } from '../gateway/types';
+import { alreadyRecordedRefusal, judgeTransferEvidence, transferColumns, type TransferRefusal } from './externalTransfer';
 import { KEY_EXPIRED } from './outcomes';
 import { findPayoutByOrder, freshKeyColumns, lockPayout, transition } from './repository';
-import type { PayoutEvent } from './stateMachine';
+import { awaitsHuman, type PayoutEvent } from './stateMachine';
 
 export interface OpsDecisionInput {
   orderId: string;
   action: OpsAction;
   actor: string;
   reason: string;
-  /** Required for mark_paid_externally: the provider or bank reference of the payment made. */
+  /** For mark_paid_externally (this, `transfer`, or both): the bank or provider reference of the payment made. */
   reference?: string;
+  /** For mark_paid_externally: the provider transfer that paid it, as the provider answered a fetch just now. */
+  transfer?: RzpTransfer;
 }
 
 export type OpsDecisionResult =
@@ -22,7 +29,9 @@ export type OpsDecisionResult =
   /** The same decision was made before and still stands (a repeated click, a retried request). */
   | { kind: 'already_in_effect'; payout: PayoutView }
   | { kind: 'not_found' }
-  | { kind: 'not_awaiting_decision'; payout: PayoutView };
+  | { kind: 'not_awaiting_decision'; payout: PayoutView }
+  /** The transfer named is not this payout's (note, amount, account, status), or another payout holds it. */
+  | { kind: 'transfer_refused'; payout: PayoutView; refusal: TransferRefusal };
 
 const EVENT_OF: Record<OpsAction, PayoutEvent> = {
   retry: { type: 'ops_retry' },
@@ -31,42 +40,89 @@ const EVENT_OF: Record<OpsAction, PayoutEvent> = {
   pay_offline: { type: 'ops_pay_offline' },
 };
 
-/** The latest decision on this payout is this one (same reference for mark paid) and its outcome
- * still holds: a retry while the payout is being retried, a cancel on a cancelled payout… */
+/** What review_actions.reference holds for a decision: the transfer id when there is one. */
+const auditedReference = (input: OpsDecisionInput): string | null => input.transfer?.id ?? input.reference ?? null;
+
+/** The latest decision on this payout is this one (same reference or transfer for mark paid) and its
+ * outcome still holds: a retry while the payout is being retried, a cancel on a cancelled payout… */
 async function lastDecisionIs(tx: Tx, payout: PayoutView, input: OpsDecisionInput): Promise<boolean> {
   const { rows } = await tx.query<{ action: string; reference: string | null }>(
     'SELECT action, reference FROM review_actions WHERE payout_id = $1 ORDER BY id DESC LIMIT 1', [payout.id]);
   const last = rows[0];
   if (!last || last.action !== input.action) return false;
-  if (input.action === 'mark_paid_externally') return payout.status === 'settled' && last.reference === (input.reference ?? null);
-  const holds: Record<OpsAction, readonly string[]> = {
+  if (input.action === 'mark_paid_externally') {
+    if (last.reference !== auditedReference(input)) return false;
+    // Paid by a transfer still pending at the provider, the payout is accepted until it settles.
+    return input.transfer ? payout.providerTransferId === input.transfer.id && ['accepted', 'settled'].includes(payout.status) : payout.status === 'settled';
+  }
+  const holds: Record<Exclude<OpsAction, 'mark_paid_externally'>, readonly string[]> = {
     retry: ['pending', 'processing', 'accepted', 'failed', 'settled'],
     cancel: ['cancelled'],
     pay_offline: ['offline'],
-    mark_paid_externally: ['settled'],
   };
   return holds[input.action].includes(payout.status);
 }
 
+/** Mark paid by a transfer: refused unless it is this payout's and no other payout holds it. */
+async function refuseTransfer(tx: Tx, payout: PayoutView, transfer: RzpTransfer): Promise<TransferRefusal | null> {
+  const mismatch = judgeTransferEvidence(payout, transfer);
+  if (mismatch) return mismatch;
+  const { rows } = await tx.query<{ order_id: string }>(
+    `SELECT order_id FROM payouts WHERE provider_transfer_id = $1 AND id <> $2
+     UNION ALL SELECT order_id FROM split_transfers WHERE provider_transfer_id = $1 LIMIT 1`, [transfer.id, payout.id]);
+  return rows[0] ? alreadyRecordedRefusal(transfer.id, rows[0].order_id) : null;
+}
+
+/** The event and the columns a decision writes. */
+function decisionChange(input: OpsDecisionInput, payout: PayoutView, attemptCap: number): { event: PayoutEvent; set: Record<string, unknown> } {
+  switch (input.action) {
+    case 'retry':
+      // A retry after IDEMPOTENCY_KEY_EXPIRED: a human has checked the provider holds nothing under
+      // the old key, so the next try goes with a fresh one.
+      return { event: EVENT_OF.retry, set: { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null, ...(payout.lastCode === KEY_EXPIRED ? freshKeyColumns() : {}) } };
+    case 'mark_paid_externally': {
+      if (!input.transfer) return { event: EVENT_OF.mark_paid_externally, set: { external_reference: input.reference, settled_at: new Date() } };
+      const { awaitingSettlement, columns } = transferColumns(input.transfer);
+      return { event: { type: 'ops_mark_paid_externally', transferPending: awaitingSettlement }, set: { ...columns, external_reference: input.reference ?? null } };
+    }
+    default:
+      return { event: EVENT_OF[input.action], set: {} };
+  }
+}
+
 export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
-  if (input.action === 'mark_paid_externally' && !input.reference) throw new Error('mark_paid_externally needs a reference');
+  if (input.action === 'mark_paid_externally' && !input.reference && !input.transfer) throw new Error('mark_paid_externally needs a reference or a transfer');
+  if (input.action !== 'mark_paid_externally' && input.transfer) throw new Error(`${input.action} takes no transfer`);
   return inTransaction(db, async (tx) => {
     const found = await findPayoutByOrder(tx, input.orderId, attemptCap);
     if (!found) return { kind: 'not_found' };
     const payout = await lockPayout(tx, found.id, attemptCap);
-    const set: Record<string, unknown> =
-      // A retry after IDEMPOTENCY_KEY_EXPIRED: a human has checked the provider holds nothing under
-      // the old key, so the next try goes with a fresh one.
-      input.action === 'retry' ? { attempt_limit: payout.attempts + attemptCap, next_attempt_at: null, ...(payout.lastCode === KEY_EXPIRED ? freshKeyColumns() : {}) }
-      : input.action === 'mark_paid_externally' ? { external_reference: input.reference, settled_at: new Date() }
-      : {};
-    if (!(await transition(tx, payout, EVENT_OF[input.action], set))) {
+    if (input.transfer && awaitsHuman(payout.status)) {
+      const refusal = await refuseTransfer(tx, payout, input.transfer);
+      if (refusal) return { kind: 'transfer_refused', payout, refusal };
+    }
+    const { event, set } = decisionChange(input, payout, attemptCap);
+    if (!(await transition(tx, payout, event, set))) {
       return (await lastDecisionIs(tx, payout, input)) ? { kind: 'already_in_effect', payout } : { kind: 'not_awaiting_decision', payout };
     }
     await tx.query(
       'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
-      [payout.id, input.actor, input.action, input.reason, input.reference ?? null],
+      [payout.id, input.actor, input.action, input.reason, auditedReference(input)],
     );
     return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap) };
   });
+}
+
+export type DecisionNotTaken = Exclude<OpsDecisionResult, { kind: 'applied' | 'already_in_effect' }>;
+
+/** What a one-payout surface (the ops API, the console) answers for a decision not taken. */
+export function decisionNotTaken(orderId: string, result: DecisionNotTaken): AppError {
+  switch (result.kind) {
+    case 'not_found':
+      return new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
+    case 'not_awaiting_decision':
+      return new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
+    case 'transfer_refused':
+      return new AppError(result.refusal.httpStatus, result.refusal.code, result.refusal.message, result.refusal.details);
+  }
 }

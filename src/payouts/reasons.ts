@@ -26,15 +26,15 @@ const EXPLAINED: Record<string, Explanation> = {
   },
   IDEMPOTENCY_KEY_EXPIRED: {
     words: 'no transfer was found and the idempotency key is older than Razorpay may remember it',
-    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: mark paid externally if there is one, else retry (a fresh key is used)',
+    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: if there is one, mark paid externally with its transfer id (trf_…; checked against this payout and recorded as its transfer), else retry (a fresh key is used)',
   },
   RESOLVER_LISTING_FAILING: {
     words: "Razorpay's transfer listing kept failing, so the outcome of the last request is unknown",
-    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: mark paid externally if there is one, else retry',
+    nextStep: 'check the Razorpay dashboard for a transfer with this payout id in its notes: if there is one, mark paid externally with its transfer id (trf_…; checked against this payout and recorded as its transfer), else retry',
   },
   AMBIGUOUS_PROVIDER_EVIDENCE: {
     words: "Razorpay's ledger holds evidence a machine should not decide on (two transfers, or a wrong amount or account)",
-    nextStep: 'compare the transfers in the Razorpay dashboard with this payout, then mark paid externally, retry or cancel',
+    nextStep: 'compare the transfers in the Razorpay dashboard with this payout, then mark paid externally with the transfer id that pays it (trf_…), retry or cancel',
   },
   REJECTED_WITHOUT_CODE: {
     words: 'Razorpay refused the transfer without an error code',

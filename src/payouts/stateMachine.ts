@@ -21,7 +21,9 @@ export type PayoutEvent =
   /** Settlement evidence: transfer.processed webhook or a provider fetch that says processed. */
   | { type: 'settlement_confirmed' }
   | { type: 'ops_retry' }
-  | { type: 'ops_mark_paid_externally' }
+  /** Paid outside our send: by a bank reference (settled), or by the provider transfer ops found,
+   * which leaves the payout `accepted` while that transfer is still pending at the provider. */
+  | { type: 'ops_mark_paid_externally'; transferPending?: boolean }
   | { type: 'ops_cancel' }
   /** Ops will pay the vendor outside transfers: the payout joins the open offline ledger, once. */
   | { type: 'ops_pay_offline' };
@@ -62,7 +64,7 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
     case 'ops_retry':
       return HUMAN_QUEUE.has(from) ? 'pending' : null;
     case 'ops_mark_paid_externally':
-      return HUMAN_QUEUE.has(from) ? 'settled' : null;
+      return HUMAN_QUEUE.has(from) ? (event.transferPending ? 'accepted' : 'settled') : null;
     case 'ops_cancel':
       return HUMAN_QUEUE.has(from) ? 'cancelled' : null;
     case 'ops_pay_offline':

@@ -365,6 +365,14 @@ describe('the payouts CLI against a running stack', () => {
       expect([badKey.code, badKey.stderr]).toEqual([1, 'error: 401 unauthorized: the API key is unknown, revoked or malformed\n']);
       const gone = await ops(['switch', '--api-url', 'http://127.0.0.1:59999']);
       expect([gone.code, gone.stderr]).toEqual([1, 'error: cannot reach the API at http://127.0.0.1:59999 (ECONNREFUSED)\n']);
+      const settled = parked[0]!.orderId;
+      const noEvidence = await ops(['mark-paid', settled, '--reason', 'paid somehow']);
+      expect([noEvidence.code, noEvidence.stderr]).toEqual([2, 'error: mark-paid needs --transfer trf_… (the Razorpay transfer that paid it), --reference REF, or both\n']);
+      expect((await ops(['mark-paid', settled, '--transfer', 'pay_NotATransfer01', '--reason', 'paid by transfer'])).code).toBe(2);
+      expect((await ops(['mark-paid', settled, 'ord_other', '--transfer', 'trf_DoesNotExist01', '--reason', 'paid by transfer'])).code).toBe(2);
+      // --transfer reaches the API, which asks Razorpay before anything else.
+      const unknownTransfer = await ops(['mark-paid', settled, '--transfer', 'trf_DoesNotExist01', '--reason', 'paid by transfer']);
+      expect([unknownTransfer.code, unknownTransfer.stderr]).toEqual([1, expect.stringMatching(/^error: 422 transfer_not_found: Razorpay has no transfer trf_DoesNotExist01/)]);
       const tooShort = await ops(['pause', '--reason', 'x']);
       expect([tooShort.code, tooShort.stderr]).toEqual([2, expect.stringMatching(/^error: 400 invalid_request: request failed validation \(reason: .+\)\n$/)]);
       expect(JSON.parse((await ops(['switch', '--json'])).stdout)).toMatchObject({ paused: false });

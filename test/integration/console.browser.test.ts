@@ -5,10 +5,12 @@
  * browser runs in a node child (console.driver.mts: puppeteer-core is an ES module jest cannot
  * load); screenshots of each page at 1366×768 go to .data/screenshots/. */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { mintKey, type AuthHeader } from '../support/apiKeys';
 import { revokeApiKey } from '../../src/auth/apiKeys';
+import { createGateway } from '../../src/gateway';
 import { EXCEPTION_CSV_HEADER } from '../../src/reports/exceptionsCsv';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { eventually, payoutRow, seedPaidOrder } from './payoutSeed';
@@ -149,6 +151,30 @@ describe('the console in a browser', () => {
     const anonymous = await post('/console/transfers/pause', '', 'reason=anonymous');
     expect(anonymous.status).toBe(401);
     expect((await stack.db.query('SELECT paused FROM transfer_switch')).rows[0].paused).toBe(false);
+  });
+
+  test('when ops mark a review payout paid with the Razorpay transfer from the console form, then the API\'s check applies: a transfer of another amount is refused and changes nothing, the payout\'s own is recorded as its transfer', async () => {
+    const account = await stack.sandbox.control.createLinkedAccount();
+    const o = await seedPaidOrder(stack.db, { linkedAccountId: account });
+    await stack.db.query(`UPDATE payouts SET status = 'review', attempts = 1, last_code = 'IDEMPOTENCY_KEY_EXPIRED' WHERE id = $1`, [o.payoutId]);
+    const gateway = createGateway(stack.config);
+    const send = async (amountPaise: number) => {
+      const made = await gateway.createDirectTransfer({ account, amountPaise, idempotencyKey: randomUUID(), notes: { transaction_id: o.payoutId!, order_id: o.orderId } });
+      if (made.type !== 'accepted') throw new Error(JSON.stringify(made));
+      return made.entity.id;
+    };
+    const [wrong, right] = [await send(o.vendorNetPaise - 100), await send(o.vendorNetPaise)];
+    const ops = await inBrowser('session', as('ops'));
+    const decide = (transferId: string) => fetch(`${stack.apiUrl}/console/payouts/${o.orderId}/decide/mark-paid-externally`, {
+      method: 'POST', redirect: 'manual', headers: { cookie: ops.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: ops.csrf, reason: 'found it in the Razorpay dashboard', transferId, reference: '' }).toString(),
+    });
+    const refused = await decide(wrong);
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([422, 'transfer_amount_mismatch']);
+    expect(await payoutRow(stack.db, o.orderId)).toMatchObject({ status: 'review', provider_transfer_id: null });
+    const taken = await decide(right);
+    expect([taken.status, taken.headers.get('location')]).toEqual([303, `/console/payouts/${o.orderId}?decided=mark_paid_externally`]);
+    expect(await payoutRow(stack.db, o.orderId)).toMatchObject({ status: 'settled', provider_transfer_id: right, external_reference: null });
   });
 
   test('when the key behind a session is revoked, then its next request is sent to sign in', async () => {

@@ -55,3 +55,15 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
     },
   };
 }
+
+/** Calls the stack's API with its ops key (and `X-Actor: person`); the answer's JSON for field-by-field checks. */
+export function opsApi(stack: Pick<PayoutStack, 'apiUrl' | 'keys'>, person = 'asha') {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
+      method, body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { ...stack.keys.ops, 'x-actor': person, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}

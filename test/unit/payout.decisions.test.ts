@@ -1,6 +1,7 @@
 import { PAYOUT_START_POLICIES, PAYOUT_STATUSES, payoutWorkflowId } from '../../src/contracts/payout';
 import type { RzpTransfer } from '../../src/gateway/types';
 import { classifyRejection, retryDelayMs } from '../../src/payouts/rejection';
+import { judgeTransferEvidence, transferColumns } from '../../src/payouts/externalTransfer';
 import { decideResolution } from '../../src/payouts/resolution';
 import { isTerminal, nextStatus, statusesAllowing, type PayoutEvent } from '../../src/payouts/stateMachine';
 
@@ -36,6 +37,9 @@ describe('payout state machine', () => {
     ['parked', { type: 'ops_cancel' }, 'cancelled'],
     ['accepted', { type: 'ops_cancel' }, null],
     ['processing', { type: 'ops_mark_paid_externally' }, null],
+    ['review', { type: 'ops_mark_paid_externally', transferPending: true }, 'accepted'],
+    ['parked', { type: 'ops_mark_paid_externally', transferPending: false }, 'settled'],
+    ['accepted', { type: 'ops_mark_paid_externally', transferPending: true }, null],
   ];
   test.each(cases)('when a %s payout gets %o, then it becomes %s', (from, event, to) => {
     expect(nextStatus(from as never, event)).toBe(to);
@@ -83,15 +87,16 @@ describe('classifyRejection', () => {
   });
 });
 
+const payoutId = '3f0d5e0c-1111-4b5e-9a1d-000000000001';
+const transfer = (over: Partial<RzpTransfer>): RzpTransfer => ({
+  id: 'trf_AAAAAAAAAAAAA1', entity: 'transfer', status: 'processed', source: 'acc_PlatformMeals01', recipient: 'acc_Vendor00000001',
+  amount: 8100, currency: 'INR', amount_reversed: 0, fees: 0, tax: 0, notes: { transaction_id: payoutId, order_id: 'o1' }, on_hold: false,
+  settlement_status: null, recipient_settlement_id: null, created_at: 1, processed_at: 1,
+  error: { code: null, description: null, reason: null, field: null, step: null }, ...over,
+});
+
 describe('decideResolution', () => {
-  const payoutId = '3f0d5e0c-1111-4b5e-9a1d-000000000001';
   const base = { payoutId, amountPaise: 8100, linkedAccountId: 'acc_Vendor00000001', claimAgeMs: 600_000, inFlightHorizonMs: 120_000, earlierTransferIds: [] as string[] };
-  const transfer = (over: Partial<RzpTransfer>): RzpTransfer => ({
-    id: 'trf_AAAAAAAAAAAAA1', entity: 'transfer', status: 'processed', source: 'acc_PlatformMeals01', recipient: 'acc_Vendor00000001',
-    amount: 8100, currency: 'INR', amount_reversed: 0, fees: 0, tax: 0, notes: { transaction_id: payoutId, order_id: 'o1' }, on_hold: false,
-    settlement_status: null, recipient_settlement_id: null, created_at: 1, processed_at: 1,
-    error: { code: null, description: null, reason: null, field: null, step: null }, ...over,
-  });
 
   test('when a live transfer carries our note, then it is found and not paid again', () => {
     const t = transfer({});
@@ -128,5 +133,30 @@ describe('decideResolution', () => {
   test('when two live transfers carry our note, or the amount differs, then a human reviews', () => {
     expect(decideResolution({ ...base, transfers: [transfer({}), transfer({ id: 'trf_AAAAAAAAAAAAA2' })] }).kind).toBe('ambiguous');
     expect(decideResolution({ ...base, transfers: [transfer({ amount: 8000 })] }).kind).toBe('ambiguous');
+  });
+});
+
+describe('judgeTransferEvidence (mark paid externally with a transfer)', () => {
+  const payout = { id: payoutId, amountPaise: 8100, linkedAccountId: 'acc_Vendor00000001' };
+  const codeFor = (over: Partial<RzpTransfer>) => judgeTransferEvidence(payout, transfer(over))?.code ?? null;
+
+  test('when the transfer carries the payout\'s note, amount and account and is processed, pending or created, then it pays the payout', () => {
+    expect([codeFor({}), codeFor({ status: 'pending' }), codeFor({ status: 'created' })]).toEqual([null, null, null]);
+  });
+  test('when one thing differs, then the refusal names it, the note first', () => {
+    expect(codeFor({ notes: { transaction_id: 'another-payout' } })).toBe('transfer_note_mismatch');
+    expect(codeFor({ notes: [] })).toBe('transfer_note_mismatch');
+    expect(codeFor({ amount: 8000 })).toBe('transfer_amount_mismatch');
+    expect(codeFor({ currency: 'USD' })).toBe('transfer_amount_mismatch');
+    expect(codeFor({ recipient: 'acc_Elsewhere000001' })).toBe('transfer_recipient_mismatch');
+    expect(codeFor({ amount: 8000, recipient: 'acc_Elsewhere000001', notes: [] })).toBe('transfer_note_mismatch');
+  });
+  test('when the transfer failed or was reversed, even in part, then it does not pay the vendor', () => {
+    expect([codeFor({ status: 'failed' }), codeFor({ status: 'reversed', amount_reversed: 8100 }), codeFor({ status: 'partially_reversed', amount_reversed: 100 })])
+      .toEqual(['transfer_not_paid', 'transfer_not_paid', 'transfer_not_paid']);
+  });
+  test('when the transfer is processed, then the payout settles at the provider\'s processing time; pending, then it waits accepted', () => {
+    expect(transferColumns(transfer({ processed_at: 1_790_000_000 }))).toEqual({ awaitingSettlement: false, columns: { provider_transfer_id: 'trf_AAAAAAAAAAAAA1', settled_at: new Date(1_790_000_000_000) } });
+    expect(transferColumns(transfer({ status: 'pending', processed_at: null }))).toEqual({ awaitingSettlement: true, columns: { provider_transfer_id: 'trf_AAAAAAAAAAAAA1', settled_at: null } });
   });
 });

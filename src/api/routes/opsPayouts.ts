@@ -8,7 +8,11 @@ import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../../contracts/p
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { readPayoutCounters } from '../../payouts/counters';
-import { applyOpsDecision } from '../../payouts/humanQueue';
+import { transferIdSchema } from '../../domain/schemas';
+import { createGateway } from '../../gateway';
+import type { Gateway } from '../../gateway/types';
+import { fetchTransferEvidence } from '../../payouts/externalTransfer';
+import { applyOpsDecision, decisionNotTaken } from '../../payouts/humanQueue';
 import { listHumanQueue, queueFilterSchema } from '../../payouts/queue';
 import { explainPayoutCode } from '../../payouts/reasons';
 import { awaitsHuman } from '../../payouts/stateMachine';
@@ -25,11 +29,17 @@ export interface OpsPayoutDeps {
   config: Config;
   db: Db;
   temporal?: Client;
+  /** Fetches the transfer a mark-paid decision names (default: the Razorpay adapter built from config). */
+  gateway?: Gateway;
 }
 
 const orderParams = z.object({ orderId: z.string().min(1).max(100) });
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
-const markPaidBody = reasonBody.extend({ reference: z.string().trim().min(3).max(100) });
+const markPaidBody = reasonBody.extend({
+  reference: z.string().trim().min(3).max(100).optional(),
+  /** The provider transfer that paid it: fetched and checked against the payout, then stored as its transfer. */
+  transferId: transferIdSchema.optional(),
+}).refine((b) => b.reference || b.transferId, { message: 'mark paid externally needs the reference of the payment made, the Razorpay transfer id (trf_…), or both', path: ['reference'] });
 const bulkBody = z.object({
   action: z.enum(OPS_ACTIONS),
   orderIds: z.array(z.string().min(1).max(100)).min(1).max(100),
@@ -39,16 +49,23 @@ const bulkBody = z.object({
 
 const DECISION_SUMMARY: Record<OpsAction, string> = {
   retry: 'Retry a parked or review payout (a fresh budget of attempts)',
-  mark_paid_externally: 'Mark a payout paid outside Razorpay, with the reference (nothing is sent)',
+  mark_paid_externally: 'Mark a payout paid outside our send, with the bank reference or the Razorpay transfer that paid it (checked against the payout; nothing is sent)',
   pay_offline: 'Pay a payout offline: it joins the open offline ledger and no transfer is ever sent',
   cancel: 'Cancel a payout: not owed by transfer',
 };
+
+const MARK_PAID_DESCRIPTION = 'With `transferId`, the transfer is fetched from Razorpay first (502 `gateway_unavailable` when it cannot be, nothing changed) '
+  + 'and must carry this payout\'s id as `transaction_id` in its notes, its amount and its linked account, and not be failed or reversed '
+  + '(else 422 `transfer_note_mismatch`, `transfer_amount_mismatch`, `transfer_recipient_mismatch`, `transfer_not_paid`, or `transfer_not_found`; '
+  + '409 `transfer_already_recorded` when another payout holds it). A processed transfer settles the payout at the provider\'s processing time; '
+  + 'a pending one leaves it `accepted` until the provider processes it. The decision\'s audited reference is the transfer id.';
 
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
 
 export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
   const ops = requires('ops');
+  const gateway = deps.gateway ?? createGateway(deps.config);
 
   app.get('/ops/payouts/counters', documented(ops, { summary: 'Payout health counters', tags: ['ops'] }), async () => readPayoutCounters(deps.db));
 
@@ -84,15 +101,18 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   });
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {
-    app.post(`/ops/payouts/:orderId/${path}`, documented(ops, { summary: DECISION_SUMMARY[action], tags: ['ops'], params: orderParams, body: action === 'mark_paid_externally' ? markPaidBody : reasonBody }), async (request) => {
+    const markPaid = action === 'mark_paid_externally';
+    app.post(`/ops/payouts/:orderId/${path}`, documented(ops, {
+      summary: DECISION_SUMMARY[action], tags: ['ops'], params: orderParams, body: markPaid ? markPaidBody : reasonBody,
+      ...(markPaid && { description: MARK_PAID_DESCRIPTION }),
+    }), async (request) => {
       const { orderId } = orderParams.parse(request.params);
-      const body = action === 'mark_paid_externally' ? markPaidBody.parse(request.body ?? {}) : { ...reasonBody.parse(request.body ?? {}), reference: undefined };
+      const body = markPaid ? markPaidBody.parse(request.body ?? {}) : { ...reasonBody.parse(request.body ?? {}), reference: undefined, transferId: undefined };
       const actor = auditActor(request);
-      const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: body.reference }, cap);
-      if (result.kind === 'not_found') throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
-      if (result.kind === 'not_awaiting_decision') {
-        throw new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
-      }
+      // Asked before the decision's transaction: no transaction waits on the provider.
+      const transfer = body.transferId ? await fetchTransferEvidence(gateway, body.transferId) : undefined;
+      const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: body.reference, transfer }, cap);
+      if (result.kind !== 'applied' && result.kind !== 'already_in_effect') throw decisionNotTaken(orderId, result);
       if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
       return { payout: result.payout, alreadyInEffect: result.kind === 'already_in_effect' };
     });

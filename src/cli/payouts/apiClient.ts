@@ -165,7 +165,7 @@ export function createApiClient(opts: ApiClientOptions) {
   return {
     queuePage: (filter: Query) => call('GET', '/ops/payouts', queuePageSchema, { query: filter }),
     payout: (orderId: string) => call('GET', `/ops/payouts/${encodeURIComponent(orderId)}`, payoutDetailSchema),
-    decide: (orderId: string, path: OpsDecisionPath, body: { reason: string; reference?: string }) =>
+    decide: (orderId: string, path: OpsDecisionPath, body: { reason: string; reference?: string; transferId?: string }) =>
       call('POST', `/ops/payouts/${encodeURIComponent(orderId)}/${path}`, decisionSchema, { body }),
     decideMany: (body: { action: OpsAction; orderIds: string[]; reason: string; reference?: string }) => call('POST', '/ops/payouts/decisions', bulkDecisionSchema, { body }),
     transferSwitch: () => call('GET', '/ops/transfers/switch', switchSchema),

@@ -3,6 +3,7 @@
 import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import type { OpsAction } from '../../contracts/payout';
 import { formatRupees } from '../../domain/money';
+import { transferIdSchema } from '../../domain/schemas';
 import { allPages, type BulkDecision, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
 import { connect, Failure, isoDayFlag, UsageError, type CommandContext } from './context';
 import { formatAge, formatInstant, renderTable, shellQuote, writeJson, writeLines, type Style } from './output';
@@ -51,12 +52,18 @@ export function registerOpsCommands(program: Command): void {
       .addHelpText('after', '\nSeveral order ids make one bulk decision, answered per order; exit 1 if any was not applied.')
       .argument('<orderIds...>')
       .requiredOption('--reason <text>', 'why (kept in the audit trail)');
-    if (decision.action === 'mark_paid_externally') command.requiredOption('--reference <ref>', 'the reference of the payment made (UTR, cheque number)');
-    command.action(async (orderIds: string[], opts: { reason: string; reference?: string }, cmd: Command) => {
-      const ctx = connect(cmd, 'ops');
+    if (decision.action === 'mark_paid_externally') {
+      command
+        .option('--transfer <trf_id>', 'the Razorpay transfer that paid it (checked against the payout by the API, then recorded as its transfer)')
+        .option('--reference <ref>', 'the reference of the payment made (UTR, cheque number)')
+        .addHelpText('after', 'mark-paid needs --transfer, --reference or both; --transfer takes one order id.');
+    }
+    command.action(async (orderIds: string[], opts: { reason: string; reference?: string; transfer?: string }, cmd: Command) => {
       const unique = [...new Set(orderIds)];
+      if (decision.action === 'mark_paid_externally') checkMarkPaidFlags(opts, unique.length);
+      const ctx = connect(cmd, 'ops');
       if (unique.length === 1) {
-        const answer = await ctx.api.decide(unique[0]!, decision.path, { reason: opts.reason, reference: opts.reference });
+        const answer = await ctx.api.decide(unique[0]!, decision.path, { reason: opts.reason, reference: opts.reference, transferId: opts.transfer });
         if (ctx.json) return writeJson(answer);
         const done = answer.alreadyInEffect ? `${decision.name} was already in effect` : `${decision.name} applied`;
         return writeLines([`${unique[0]}: ${done}; the payout is ${answer.payout.status}`]);
@@ -120,6 +127,13 @@ export function registerOpsCommands(program: Command): void {
     });
 }
 
+/** A transfer pays one payout; a reference may stand for many (one bank batch). */
+function checkMarkPaidFlags(opts: { reference?: string; transfer?: string }, orders: number): void {
+  if (opts.reference === undefined && opts.transfer === undefined) throw new UsageError('mark-paid needs --transfer trf_… (the Razorpay transfer that paid it), --reference REF, or both');
+  if (opts.transfer !== undefined && !transferIdSchema.safeParse(opts.transfer).success) throw new UsageError(`--transfer ${JSON.stringify(opts.transfer)}: expected a Razorpay transfer id, trf_ and 14 letters or digits`);
+  if (opts.transfer !== undefined && orders > 1) throw new UsageError('--transfer pays one payout: give one order id');
+}
+
 export function queueLines(items: readonly QueueItem[], style: Style): string[] {
   const lines = renderTable(['ORDER', 'STATUS', 'AMOUNT', 'WAITING', 'ATTEMPTS', 'VENDOR', 'REASON', 'CODE'],
     items.map((i) => [i.orderId, i.status, i.amount.rupees, formatAge(i.ageSeconds), i.attempts, i.vendorId, i.reason.words, i.reason.code]), style);
@@ -146,7 +160,7 @@ export function payoutLines(d: PayoutDetail, webUi: string | null, style: Style)
   if (d.reason) {
     lines.push(`  reason      ${d.reason.words}${d.reason.code ? ` (${d.reason.code})` : ''}`, `  next step   ${d.reason.nextStep}`);
     const id = shellQuote(p.orderId);
-    const commands = [`retry ${id} --reason "…"`, `pay-offline ${id} --reason "…"`, `mark-paid ${id} --reference REF --reason "…"`, `cancel ${id} --reason "…"`];
+    const commands = [`retry ${id} --reason "…"`, `pay-offline ${id} --reason "…"`, `mark-paid ${id} --transfer trf_… --reason "…"`, `mark-paid ${id} --reference REF --reason "…"`, `cancel ${id} --reason "…"`];
     lines.push(...commands.map((c, i) => `  ${i === 0 ? 'commands' : ''}`.padEnd(14) + `payouts ${c}`));
   }
   lines.push(`  workflow    ${d.workflowId}${webUi ? `  ${webUi}` : ''}`);
