@@ -11,7 +11,7 @@ import { transferIdSchema } from '../domain/schemas';
 import { createGateway } from '../gateway';
 import { fetchTransferEvidence } from '../payouts/externalTransfer';
 import { applyOpsDecision, decisionNotTaken } from '../payouts/humanQueue';
-import { readTransferSwitch, setTransfersPaused } from '../payouts/killSwitch';
+import { pauseTransfers, readTransferSwitch, requestsPastTheGate, setTransfersPaused, type InFlightRequests } from '../payouts/killSwitch';
 import { listHumanQueue } from '../payouts/queue';
 import { explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
@@ -44,6 +44,24 @@ const webUiUrl = (deps: ConsoleDeps, orderId: string): string =>
   `${deps.config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(payoutWorkflowId(orderId))}`;
 const when = (d: Date | string | null): string => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');
 
+const switchedQuery = z.object({ switched: z.enum(['paused', 'resumed']).optional(), inFlight: z.coerce.number().int().min(0).optional() });
+
+const requestsWord = (n: number): string => `${n} request${n === 1 ? '' : 's'}`;
+
+/** The pause's promise, with the count the pause answered. */
+const pauseSnapshotWords = (count: number): string => count === 0
+  ? 'No new request leaves, and none was past the gate at that moment.'
+  : `No new request leaves; ${requestsWord(count)} ${count === 1 ? 'was' : 'were'} already past the gate at that moment and may still land.`;
+
+/** While paused: the requests past the gate that still have no answer (they may land). */
+function inFlightSection(live: InFlightRequests): Html {
+  if (live.count === 0) return html`<p data-testid="in-flight">No request past the gate is waiting for an answer: nothing more can leave while paused.</p>`;
+  return html`<div data-testid="in-flight"><p>${requestsWord(live.count)} past the gate still ${live.count === 1 ? 'has' : 'have'} no answer and may land (the oldest first):</p>
+<table><thead><tr><th scope="col">Order</th><th scope="col" class="num">Amount</th><th scope="col">Linked account</th><th scope="col">Claimed</th><th scope="col">Sent</th><th scope="col">Answer</th></tr></thead>
+<tbody>${live.payouts.map((p) => html`<tr><td><a href="/console/payouts/${p.orderId}">${p.orderId}</a></td><td class="num">${formatRupees(p.amountPaise)}</td><td><code>${p.linkedAccountId}</code></td><td>${when(p.claimedAt)}</td><td>${when(p.requestSentAt)}</td><td>${p.outcome ?? 'none yet'}</td></tr>`)}</tbody></table>
+${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.payouts.length} of ${live.count} are shown.</p>` : ''}</div>`;
+}
+
 export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
   // Fetches the transfer a mark-paid decision names.
@@ -55,15 +73,17 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
       listHumanQueue(deps.db, { limit: 200 }, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE }),
       readTransferSwitch(deps.db),
     ]);
-    const done = z.object({ switched: z.enum(['paused', 'resumed']).optional() }).parse(request.query ?? {});
+    const done = switchedQuery.parse(request.query ?? {});
+    const live = sw.paused ? await requestsPastTheGate(deps.db) : null;
     return sendPage(reply, page({
       title: 'Payout queue', session, current: '/console/payouts',
-      body: html`${done.switched ? html`<p class="notice" role="status">Direct transfers ${done.switched} (audited).</p>` : ''}
+      body: html`${done.switched ? html`<p class="notice" role="status">Direct transfers ${done.switched} (audited).${done.switched === 'paused' && done.inFlight !== undefined ? html` ${pauseSnapshotWords(done.inFlight)}` : ''}</p>` : ''}
 <section aria-labelledby="switch-title"><fieldset><legend id="switch-title">Kill switch for direct transfers</legend>
 <p data-testid="switch-state">Direct transfers are <span class="${sw.paused ? 'paused' : 'running'}">${sw.paused ? 'PAUSED' : 'running'}</span>${sw.changedBy ? html` — set by <strong>${sw.changedBy}</strong> at ${when(sw.changedAt)}${sw.reason ? html`: “${sw.reason}”` : ''}` : ''}.</p>
 <form method="post" action="/console/transfers/${sw.paused ? 'resume' : 'pause'}" class="inline">${csrfField(session)}
 <label for="switch-reason">Reason</label><input id="switch-reason" name="reason" required minlength="3" maxlength="500" size="50">
-<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form></fieldset></section>
+<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form>
+${live ? inFlightSection(live) : ''}</fieldset></section>
 <h2>Parked and review payouts (oldest first)</h2>
 <table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
 <tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">
@@ -78,9 +98,15 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
     app.post(`/console/transfers/${path}`, consoleRoute('ops', `Console: ${path} direct transfers with a reason (audited)`), async (request, reply) => {
       const { reason } = reasonBody.parse(request.body ?? {});
-      await setTransfersPaused(deps.db, { paused, actor: auditActor(request), reason });
-      if (!paused) await sweepAfterResume(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
-      return reply.redirect(`/console/payouts?switched=${paused ? 'paused' : 'resumed'}`, 303);
+      const actor = auditActor(request);
+      if (paused) {
+        // The count at the moment of the pause travels with the redirect; the page lists those still unanswered.
+        const { inFlight } = await pauseTransfers(deps.db, { actor, reason });
+        return reply.redirect(`/console/payouts?switched=paused&inFlight=${inFlight.count}`, 303);
+      }
+      await setTransfersPaused(deps.db, { paused, actor, reason });
+      await sweepAfterResume(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
+      return reply.redirect('/console/payouts?switched=resumed', 303);
     });
   }
 

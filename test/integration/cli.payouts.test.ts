@@ -178,7 +178,7 @@ describe('the payouts CLI against a running stack', () => {
 
     test('when ops pause and resume direct transfers, then the switch says so and the resume starts the sweep', async () => {
       const pause = await ops(['pause', '--reason', 'bank incident', '--actor', 'Asha']);
-      expect([pause.code, pause.stdout]).toEqual([0, expect.stringMatching(/^direct transfers are PAUSED since \S+ by key:test-ops \(Asha\): bank incident\n$/)]);
+      expect([pause.code, pause.stdout]).toEqual([0, expect.stringMatching(/^direct transfers are PAUSED since \S+ by key:test-ops \(Asha\): bank incident\nno request was past the gate at the moment of the pause: nothing more leaves\n$/)]);
       const state = await ops(['switch', '--json']);
       expect(JSON.parse(state.stdout)).toMatchObject({ paused: true, reason: 'bank incident' });
       const resume = await ops(['resume', '--reason', 'incident over']);

@@ -133,7 +133,33 @@ describe('the console in a browser', () => {
   test('when ops pause and resume direct transfers with a reason, then the switch shows who set it and why', async () => {
     const seen = await inBrowser('killSwitch', as('ops'));
     expect(seen.paused).toMatch(/PAUSED — set by key:test-ops \(Asha\).*bank maintenance window/);
+    expect(seen.pauseNotice).toContain('No new request leaves, and none was past the gate at that moment.');
+    expect(seen.inFlight).toContain('No request past the gate is waiting for an answer');
     expect(seen.resumed).toContain('running');
+    expect(seen.inFlightAfterResume).toBe(false);
+  });
+
+  test('when ops pause from the console while a request is past the gate, then the page says how many were in flight at that moment and lists the one still unanswered', async () => {
+    const account = await stack.sandbox.control.createLinkedAccount();
+    const o = await seedPaidOrder(stack.db, { linkedAccountId: account });
+    await stack.db.query(`UPDATE payouts SET status = 'processing', attempts = 1, claimed_at = now(), request_sent_at = now() WHERE id = $1`, [o.payoutId]);
+    const ops = await inBrowser('session', as('ops'));
+    const form = (path: string, reason: string) => fetch(`${stack.apiUrl}${path}`, {
+      method: 'POST', redirect: 'manual', headers: { cookie: ops.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: ops.csrf, reason }).toString(),
+    });
+    try {
+      const paused = await form('/console/transfers/pause', 'bank incident');
+      expect([paused.status, paused.headers.get('location')]).toEqual([303, '/console/payouts?switched=paused&inFlight=1']);
+      const page = await (await fetch(`${stack.apiUrl}${paused.headers.get('location')}`, { headers: { cookie: ops.cookieHeader, accept: 'text/html' } })).text();
+      expect(page).toContain('1 request was already past the gate at that moment and may still land.');
+      expect(page).toContain('1 request past the gate still has no answer and may land');
+      expect(page).toContain(`<a href="/console/payouts/${o.orderId}">${o.orderId}</a></td><td class="num">₹81.00</td><td><code>${account}</code>`);
+    } finally {
+      // No run owns the seeded row: out of the way before the resume's sweep looks.
+      await stack.db.query(`UPDATE payouts SET status = 'cancelled' WHERE id = $1`, [o.payoutId]);
+      await form('/console/transfers/resume', 'incident over');
+    }
   });
 
   test('when a finance session opens the queue or posts an ops action directly, then 403 (the envelope for a direct POST); a token from another session is refused', async () => {

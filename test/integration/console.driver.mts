@@ -122,9 +122,11 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     await page.type('#switch-reason', 'bank maintenance window');
     await submit(page, 'form[action="/console/transfers/pause"] button');
     const paused = await text(page, '[data-testid=switch-state]');
+    const pauseNotice = await text(page, '.notice');
+    const inFlight = await text(page, '[data-testid=in-flight]');
     await page.type('#switch-reason', 'maintenance over');
     await submit(page, 'form[action="/console/transfers/resume"] button');
-    return { paused, resumed: await text(page, '[data-testid=switch-state]') };
+    return { paused, pauseNotice, inFlight, resumed: await text(page, '[data-testid=switch-state]'), inFlightAfterResume: await page.$('[data-testid=in-flight]') !== null };
   },
 
   async financeOnQueue(browser, input) {

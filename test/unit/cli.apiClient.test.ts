@@ -22,9 +22,10 @@ describe('payouts CLI: the API client', () => {
     expect(seen[0]!.url).toBe('http://api.test/ops/payouts?status=parked&olderThan=1h&limit=200');
     expect(seen[0]!.init.headers).toMatchObject({ authorization: 'Bearer pk_ops', 'x-actor': 'asha' });
 
-    const post = createApiClient({ apiUrl: 'http://api.test', key: 'pk_ops', fetch: fakeFetch(200, JSON.stringify({ ...switchState, extra: 1 }), seen) });
+    const paused = { ...switchState, inFlight: { count: 0, payouts: [] } };
+    const post = createApiClient({ apiUrl: 'http://api.test', key: 'pk_ops', fetch: fakeFetch(200, JSON.stringify({ ...paused, extra: 1 }), seen) });
     // Unknown fields are kept: --json prints what the API said.
-    await expect(post.pauseTransfers('bank incident')).resolves.toEqual({ ...switchState, extra: 1 });
+    await expect(post.pauseTransfers('bank incident')).resolves.toEqual({ ...paused, extra: 1 });
     expect(seen[1]!.init).toMatchObject({ method: 'POST', body: JSON.stringify({ reason: 'bank incident' }), headers: { 'content-type': 'application/json' } });
   });
 

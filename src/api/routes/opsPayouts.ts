@@ -1,6 +1,7 @@
 /** Ops routes for payouts (role `ops`): look a payout up by order id, decide on a parked
  * or review payout (retry / mark paid externally / cancel, each audited in review_actions and then
- * signalled to its run), pause or resume direct transfers, read the counters. */
+ * signalled to its run), pause (answering the requests already past the gate) or resume direct
+ * transfers, read the counters. */
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -18,7 +19,7 @@ import { explainPayoutCode } from '../../payouts/reasons';
 import { awaitsHuman } from '../../payouts/stateMachine';
 import { orderView } from '../../moneyin/orderView';
 import { auditFilterSchema, readAuditLog } from '../../audit/auditLog';
-import { readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
+import { IN_FLIGHT_LISTED, pauseTransfers, readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../../payouts/afterDecision';
 import { auditActor, requires } from '../../auth/routeAuth';
@@ -123,9 +124,13 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   /** Who did what, newest first: payout decisions, the kill switch, recon resolutions, bank imports,
    * cash confirmations, API keys. */
   app.get('/ops/audit', documented(requires('ops', 'finance'), { summary: 'Who did what: decisions, the kill switch, recon resolutions, bank imports, cash confirmations, API keys', tags: ['ops'], querystring: auditFilterSchema }), async (request) => ({ entries: await readAuditLog(deps.db, auditFilterSchema.parse(request.query ?? {})) }));
-  app.post('/ops/transfers/pause', documented(ops, { summary: 'Pause direct transfers (audited); runs wait, nothing is sent', tags: ['ops'], body: reasonBody }), async (request) => {
+  app.post('/ops/transfers/pause', documented(ops, {
+    summary: 'Pause direct transfers (audited): no new request leaves; the answer lists the requests already past the gate, which may still land', tags: ['ops'], body: reasonBody,
+    description: 'Answers the switch and `inFlight: {count, payouts: [{orderId, payoutId, amountPaise, linkedAccountId, claimedAt, requestSentAt, outcome}]}`: '
+      + `the payouts whose transfer request had passed the last check of the switch before it was sent, without a definitive answer, at the moment of the pause (count exact, the oldest ${IN_FLIGHT_LISTED} listed; outcome null: no answer yet, unknown: the answer was lost and the resolver will ask).`,
+  }), async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});
-    return setTransfersPaused(deps.db, { paused: true, actor: auditActor(request), reason });
+    return pauseTransfers(deps.db, { actor: auditActor(request), reason });
   });
   app.post('/ops/transfers/resume', documented(ops, { summary: 'Resume direct transfers (audited) and run the payout sweep at once', tags: ['ops'], body: reasonBody }), async (request) => {
     const { reason } = reasonBody.parse(request.body ?? {});

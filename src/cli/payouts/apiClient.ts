@@ -78,6 +78,13 @@ export type BulkDecision = z.infer<typeof bulkDecisionSchema>;
 const switchSchema = z.looseObject({ paused: z.boolean(), reason: nullableText, changedBy: nullableText, changedAt: text });
 export type TransferSwitch = z.infer<typeof switchSchema>;
 const resumeSchema = switchSchema.extend({ sweep: z.looseObject({ workflowId: text }).nullable().optional() });
+const pauseSchema = switchSchema.extend({
+  inFlight: z.looseObject({
+    count: int,
+    payouts: z.array(z.looseObject({ orderId: text, payoutId: text, amountPaise: int, linkedAccountId: text, claimedAt: nullableText, requestSentAt: text, outcome: nullableText })),
+  }),
+});
+export type PauseAnswer = z.infer<typeof pauseSchema>;
 
 const auditSchema = z.looseObject({
   entries: z.array(z.looseObject({ at: text, actor: text, kind: text, action: text, subject: nullableText, reason: nullableText, reference: nullableText })),
@@ -169,7 +176,7 @@ export function createApiClient(opts: ApiClientOptions) {
       call('POST', `/ops/payouts/${encodeURIComponent(orderId)}/${path}`, decisionSchema, { body }),
     decideMany: (body: { action: OpsAction; orderIds: string[]; reason: string; reference?: string }) => call('POST', '/ops/payouts/decisions', bulkDecisionSchema, { body }),
     transferSwitch: () => call('GET', '/ops/transfers/switch', switchSchema),
-    pauseTransfers: (reason: string) => call('POST', '/ops/transfers/pause', switchSchema, { body: { reason } }),
+    pauseTransfers: (reason: string) => call('POST', '/ops/transfers/pause', pauseSchema, { body: { reason } }),
     resumeTransfers: (reason: string) => call('POST', '/ops/transfers/resume', resumeSchema, { body: { reason } }),
     audit: (filter: Query) => call('GET', '/ops/audit', auditSchema, { query: filter }),
     startRecon: (window: { from: string; to: string; asOf?: string }) => call('POST', '/finance/recon/runs', reconStartedSchema, { body: window }),

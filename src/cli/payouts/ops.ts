@@ -4,7 +4,7 @@ import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import type { OpsAction } from '../../contracts/payout';
 import { formatRupees } from '../../domain/money';
 import { transferIdSchema } from '../../domain/schemas';
-import { allPages, type BulkDecision, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
+import { allPages, type BulkDecision, type PauseAnswer, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
 import { connect, Failure, isoDayFlag, UsageError, type CommandContext } from './context';
 import { formatAge, formatInstant, renderTable, shellQuote, writeJson, writeLines, type Style } from './output';
 
@@ -77,13 +77,13 @@ export function registerOpsCommands(program: Command): void {
   }
 
   program.command('pause')
-    .description('pause direct transfers (the kill switch): nothing is sent until resume')
+    .description('pause direct transfers (the kill switch): no new request leaves until resume; requests already past the gate are listed, they may still land')
     .requiredOption('--reason <text>', 'why (kept in the audit trail)')
     .action(async (opts: { reason: string }, cmd: Command) => {
       const ctx = connect(cmd, 'ops');
       const state = await ctx.api.pauseTransfers(opts.reason);
       if (ctx.json) return writeJson(state);
-      writeLines([switchLine(state, ctx.style)]);
+      writeLines([switchLine(state, ctx.style), ...inFlightLines(state.inFlight, ctx.style)]);
     });
 
   program.command('resume')
@@ -186,4 +186,16 @@ export function bulkLines(answer: BulkDecision, style: Style): string[] {
 export function switchLine(state: TransferSwitch, style: Style): string {
   const since = `since ${formatInstant(state.changedAt, style)}${state.changedBy ? ` by ${state.changedBy}` : ''}${state.reason ? `: ${state.reason}` : ''}`;
   return state.paused ? `direct transfers are PAUSED ${since}` : `direct transfers are running ${since}`;
+}
+
+/** What a pause could not stop: the requests already past the gate at that moment. */
+export function inFlightLines(inFlight: PauseAnswer['inFlight'], style: Style): string[] {
+  if (inFlight.count === 0) return ['no request was past the gate at the moment of the pause: nothing more leaves'];
+  const lines = [
+    `${inFlight.count} request${inFlight.count === 1 ? ' was' : 's were'} already past the gate at the moment of the pause and may still land:`,
+    ...renderTable(['ORDER', 'PAYOUT', 'AMOUNT', 'ACCOUNT', 'CLAIMED', 'SENT', 'ANSWER'],
+      inFlight.payouts.map((p) => [p.orderId, p.payoutId, formatRupees(p.amountPaise), p.linkedAccountId, formatInstant(p.claimedAt, style), formatInstant(p.requestSentAt, style), p.outcome ?? 'none yet']), style),
+  ];
+  if (inFlight.payouts.length < inFlight.count) lines.push(`(the oldest ${inFlight.payouts.length} of ${inFlight.count} are listed)`);
+  return lines;
 }
