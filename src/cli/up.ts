@@ -46,11 +46,15 @@ async function main(): Promise<void> {
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    process.stdout.write('\nStopping: the API and the worker first, PostgreSQL and Temporal last…\n');
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));
+    process.stdout.write('Stopped: nothing this command started is running.\n');
     process.exit(code);
   };
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
+  // `on`, not `once`: a terminal's Ctrl-C reaches this process twice (directly and relayed by tsx),
+  // and a second signal with no listener would kill it mid-stop and leave the servers running.
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
   try {
     const databaseUrl = config.DATABASE_URL ?? (await ensureDatabase(services.adminDatabaseUrl, 'payouts'));
     const db = createPool(databaseUrl);

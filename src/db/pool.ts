@@ -98,9 +98,37 @@ export function createPool(connectionString: string, opts?: number | PoolOptions
   // The pool listens on idle clients only; a checked-out client (a transaction waiting between
   // statements) emits 'error' with no listener, which Node makes fatal: every client gets its own.
   // Its query in flight rejects, the transaction fails, and the pool discards the client.
-  pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection lost'));
-  pool.on('connect', (client) => client.on('error', (err) => logger.warn({ err }, 'PostgreSQL connection lost while in use')));
+  // One line each: the error node-postgres hands over carries the whole client (err.client).
+  pool.on('error', (err) => logger.warn(connectionLoss(err), 'idle PostgreSQL connection lost'));
+  pool.on('connect', (client) => client.on('error', (err) => logger.warn(connectionLoss(err), 'PostgreSQL connection lost while in use')));
+  endsWhenClosed(pool);
   return pool;
+}
+
+/** node-postgres's end() resolves once every client has been asked to end, not once their sockets
+ * have closed: a server stopped right after (npm run dev's Ctrl-C) still finds them and ends them
+ * with 57P01. Here end() waits for each client's own 'end' as well. */
+function endsWhenClosed(pool: Pool): void {
+  const open = new Set<PoolClient>();
+  pool.on('connect', (client) => {
+    open.add(client);
+    client.once('end', () => open.delete(client));
+  });
+  const endPool = pool.end.bind(pool);
+  pool.end = (async () => {
+    await endPool();
+    await Promise.all([...open].map((client) => new Promise<void>((resolve) => {
+      client.once('end', resolve);
+      if (!open.has(client)) resolve();
+    })));
+  }) as Pool['end'];
+}
+
+/** A lost connection as log fields: the server's SQLSTATE (57P01 for a shutdown) and the message,
+ * never the error object itself (node-postgres attaches the client, hundreds of fields). */
+export function connectionLoss(err: unknown): { code: string | null; reason: string } {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return { code: typeof e?.code === 'string' ? e.code : null, reason: typeof e?.message === 'string' ? e.message : String(err) };
 }
 
 /** Runs `work` in one transaction; rolls back on any error. */

@@ -10,7 +10,7 @@
  * `payouts_outbox` and polls every `pollMs` besides (a lost notification or connection costs at
  * most that). The payout sweep stays the backstop for anything older than the outbox. */
 import type { PoolClient } from 'pg';
-import type { Db } from '../db/pool';
+import { connectionLoss, type Db } from '../db/pool';
 import { logger } from '../logger';
 import type { PayoutStarter } from '../payouts/starter';
 import { OUTBOX_CHANNEL, outboxRetryDelayMs, type OutboxRow } from './outbox';
@@ -133,7 +133,7 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
       const client = await db.connect();
       client.on('notification', () => { void drainNow(); });
       client.on('error', (err) => {
-        logger.warn({ err }, 'outbox LISTEN connection lost; polling until it is back');
+        logger.warn(connectionLoss(err), 'outbox LISTEN connection lost; polling until it is back');
         client.release(err);
         if (listener === client) listener = undefined;
         if (!stopped) relistenTimer = setTimeout(() => { void listen(); }, pollMs);
