@@ -46,6 +46,7 @@ function startPayment(ctx: SandboxContext, order: OrderEntity, method: string): 
   ctx.state.paymentBooks.set(payment.id, { capturedAt: null, onHold: false });
   order.attempts += 1;
   order.status = 'attempted';
+  ctx.state.orders.markChanged(order.id);
   return payment;
 }
 
@@ -56,6 +57,7 @@ function authorize(ctx: SandboxContext, payment: PaymentEntity): void {
   payment.acquirer_data = Object.fromEntries(
     Object.keys(payment.acquirer_data).map((k) => [k, k === 'auth_code' ? reference.slice(0, 6) : reference]),
   );
+  ctx.state.payments.markChanged(payment.id);
   ctx.webhooks.emit('payment.authorized', { payment });
 }
 
@@ -66,6 +68,7 @@ export function capture(ctx: SandboxContext, payment: PaymentEntity): void {
   payment.captured = true;
   payment.fee = fee;
   payment.tax = tax;
+  ctx.state.payments.markChanged(payment.id);
   ctx.state.paymentBooks.set(payment.id, { ...(ctx.state.paymentBooks.get(payment.id) ?? { onHold: false }), capturedAt: ctx.clock.nowSec() });
   ctx.state.platformBalance += payment.amount - fee;
   ctx.webhooks.emit('payment.captured', { payment });
@@ -74,6 +77,7 @@ export function capture(ctx: SandboxContext, payment: PaymentEntity): void {
     order.amount_paid = payment.amount;
     order.amount_due = 0;
     order.status = 'paid';
+    ctx.state.orders.markChanged(order.id);
     ctx.webhooks.emit('order.paid', { payment, order });
     runOrderTransfers(ctx, order, payment);
   }
@@ -95,6 +99,7 @@ export function failPayment(ctx: SandboxContext, orderId: string, opts: { method
   payment.error_source = 'bank';
   payment.error_step = 'payment_authorization';
   payment.error_reason = 'payment_failed';
+  ctx.state.payments.markChanged(payment.id);
   ctx.webhooks.emit('payment.failed', { payment });
   return payment;
 }

@@ -7,13 +7,16 @@
  * its key gets 409. Whether Razorpay replays a remembered rejection is unconfirmed; the sandbox does
  * (as RazorpayX payouts document), so clients must change the key after a definitive rejection. */
 import { RazorpayApiError, badRequest } from './errors';
+import { TrackedMap } from './tracked';
 
 export interface StoredAnswer {
   status: number;
   body: unknown;
 }
 
-type Entry = { bodyFingerprint: string; answer: StoredAnswer | null };
+/** `answer` is null while the first request is in progress (such an entry is not saved: after a
+ * restart that request never answered). */
+export type IdempotencyEntry = { bodyFingerprint: string; answer: StoredAnswer | null };
 
 export interface IdempotencyRules {
   header: string;
@@ -50,18 +53,10 @@ export type IdempotencyClaim =
   | { kind: 'replay'; answer: StoredAnswer };
 
 export class IdempotencyStore {
-  private entries = new Map<string, Entry>();
+  /** Key → entry; the state file reads and restores it (persistence/collections.ts). */
+  readonly entries = new TrackedMap<string, IdempotencyEntry>();
 
   constructor(private readonly rules: IdempotencyRules = TRANSFER_IDEMPOTENCY) {}
-
-  /** Answered keys only (a request in progress when the sandbox stopped never answered). */
-  snapshot(): Array<[string, Entry]> {
-    return [...this.entries].filter(([, e]) => e.answer !== null);
-  }
-
-  restore(entries: unknown): void {
-    this.entries = new Map(Array.isArray(entries) ? (entries as Array<[string, Entry]>) : []);
-  }
 
   /** Throws a RazorpayApiError for a bad key, a different body or a request in progress. */
   claim(key: string, body: unknown): IdempotencyClaim {
@@ -76,12 +71,13 @@ export class IdempotencyStore {
       }
       return { kind: 'replay', answer: existing.answer };
     }
-    const entry: Entry = { bodyFingerprint, answer: null };
+    const entry: IdempotencyEntry = { bodyFingerprint, answer: null };
     this.entries.set(key, entry);
     return {
       kind: 'new',
       complete: (answer) => {
         entry.answer = answer;
+        if (this.entries.get(key) === entry) this.entries.markChanged(key);
       },
       abandon: () => {
         if (this.entries.get(key) === entry) this.entries.delete(key);

@@ -13,7 +13,7 @@ import { FaultInjector } from './faults';
 import { IdempotencyStore, REFUND_IDEMPOTENCY, TRANSFER_IDEMPOTENCY } from './idempotency';
 import { SandboxState } from './state';
 import { SettlementBook } from './settlements';
-import { persistSandbox, restoreSandbox } from './persistence';
+import { openSandboxJournal, type SandboxMemory } from './persistence';
 import { DEFAULT_WEBHOOK_CONCURRENCY, WebhookDispatcher } from './webhooks';
 import { apiRoutes } from './routes/api';
 import { controlRoutes } from './routes/control';
@@ -72,8 +72,9 @@ export function sandboxOptionsFrom(config: Config): SandboxOptions {
   };
 }
 
-export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
-  const lifetime = new AbortController();
+/** The sandbox without its HTTP server: the state, the settlement book and what works on them
+ * (checkout.ts, transfers.ts, … and createSandboxControl take it). Its webhook deliveries stop with `signal`. */
+export function createSandboxMemory(opts: SandboxOptions, signal: AbortSignal): SandboxMemory {
   const clock = new SandboxClock();
   const platformAccountId = opts.platformAccountId ?? DEFAULT_PLATFORM_ACCOUNT_ID;
   const ctx: SandboxContext = {
@@ -82,7 +83,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     webhooks: new WebhookDispatcher({
       secret: opts.webhookSecret, accountId: platformAccountId, clock, target: opts.webhookUrl ?? null,
       retryBaseMs: opts.webhookRetryBaseMs ?? 1000, maxAttempts: opts.webhookMaxAttempts, timeoutMs: opts.webhookTimeoutMs,
-      concurrency: opts.webhookConcurrency ?? DEFAULT_WEBHOOK_CONCURRENCY, signal: lifetime.signal,
+      concurrency: opts.webhookConcurrency ?? DEFAULT_WEBHOOK_CONCURRENCY, signal,
     }),
     idempotency: new IdempotencyStore(TRANSFER_IDEMPOTENCY),
     refundIdempotency: new IdempotencyStore(REFUND_IDEMPOTENCY),
@@ -90,10 +91,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     timers: new Timers(),
     options: { platformAccountId, transferProcessingDelayMs: opts.transferProcessingDelayMs ?? 0 },
   };
-  const book = new SettlementBook();
+  return { ctx, book: new SettlementBook() };
+}
+
+export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
+  const lifetime = new AbortController();
+  const { ctx, book } = createSandboxMemory(opts, lifetime.signal);
   const control = createSandboxControl(ctx, book);
-  const restored = opts.stateFile ? restoreSandbox(opts.stateFile, ctx, book) : false;
-  const persisted = opts.stateFile ? persistSandbox(opts.stateFile, ctx, book) : null;
+  const journal = opts.stateFile ? openSandboxJournal(opts.stateFile, { ctx, book }) : null;
 
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 5 * 1024 * 1024 });
   // Razorpay ignores a JSON content type on a bodiless request; so does the sandbox.
@@ -114,7 +119,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
 
   // Transfers a stop left pending would otherwise wait for a timer that no longer exists.
-  if (restored) await control.processPendingTransfers();
+  if (journal?.restored) await control.processPendingTransfers();
   let closed = false;
   return {
     baseUrl,
@@ -122,8 +127,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     async close() {
       if (closed) return;
       closed = true;
-      persisted?.stop();
-      persisted?.flush();
+      journal?.close();
       lifetime.abort();
       ctx.timers.clear();
       ctx.webhooks.close();

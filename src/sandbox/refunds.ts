@@ -40,6 +40,7 @@ export function createRefund(ctx: SandboxContext, paymentId: string, body: z.out
   payment.amount_refunded += amount;
   payment.refund_status = payment.amount_refunded === payment.amount ? 'full' : 'partial';
   if (payment.refund_status === 'full') payment.status = 'refunded';
+  ctx.state.payments.markChanged(payment.id);
   ctx.webhooks.emit('refund.created', { refund, payment });
   ctx.timers.later(ctx.options.transferProcessingDelayMs, () => processRefund(ctx, refund));
   return refund;
@@ -49,6 +50,7 @@ export function processRefund(ctx: SandboxContext, refund: RefundEntity): void {
   if (refund.status !== 'pending') return;
   refund.status = 'processed';
   refund.acquirer_data = { arn: randomAlphanumeric(14).toUpperCase() };
+  ctx.state.refunds.markChanged(refund.id);
   ctx.webhooks.emit('refund.processed', { refund, payment: ctx.state.payments.get(refund.payment_id) });
 }
 

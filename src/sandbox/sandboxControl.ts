@@ -43,6 +43,7 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
       const account = state.accounts.get(accountId);
       if (!account) throw new Error(`unknown linked account ${accountId}`);
       account.status = status;
+      state.accounts.markChanged(accountId);
     },
     async linkedAccounts() {
       return [...state.accounts.values()].map(({ id, name, status }) => ({ id, name, status }));
@@ -60,6 +61,7 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
       if (!account) throw new Error(`unknown linked account ${accountId}`);
       if (!Number.isSafeInteger(paise) || paise < 0) throw new Error('balance must be non-negative integer paise');
       account.balance = paise;
+      state.accounts.markChanged(accountId);
     },
     async reversals(transferId) {
       return copy<RzpReversal[]>(reversalsOf(ctx, transferId));

@@ -13,6 +13,7 @@ import type { SandboxContext } from './context';
 import type { PaymentEntity, RefundEntity, SettlementEntity, TransferEntity } from './entities';
 import { badRequest, idNotFound } from './errors';
 import { newId, randomAlphanumeric } from './ids';
+import { TrackedSet } from './tracked';
 
 export type ReconRowJson = Record<string, unknown> & { entity_id: string };
 
@@ -23,12 +24,13 @@ export interface BankLine {
   narration: string;
 }
 
-/** Settlement output kept beside the state: recon rows by IST report date, and bank credits. */
+/** Settlement output kept beside the state: recon rows by IST report date, and bank credits. Rows
+ * and lines are only ever appended (the state file writes the new ones). */
 export class SettlementBook {
-  rowsByDate = new Map<string, ReconRowJson[]>();
+  readonly rowsByDate = new Map<string, ReconRowJson[]>();
   bankLines: BankLine[] = [];
   /** payment ids already reported on hold for a date (reported once per run date). */
-  reportedOnHold = new Set<string>();
+  readonly reportedOnHold = new TrackedSet<string>();
 
   reset(): void {
     this.rowsByDate.clear();
@@ -112,6 +114,7 @@ function revealDueUtrs(ctx: SandboxContext): void {
     const pending = pendingUtrs.get(settlement);
     if (!pending || pending.atSec > now) continue;
     settlement.utr = pending.utr;
+    ctx.state.settlements.markChanged(settlement.id);
     pendingUtrs.delete(settlement);
   }
 }
@@ -178,6 +181,7 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
   for (const r of refunds) book.addRow(date, refundRow(ctx, r, s));
   for (const t of transfers) {
     t.settlement_status = 'settled';
+    state.transfers.markChanged(t.id);
     book.addRow(date, transferRow(ctx, t, s));
   }
   for (const a of adjustments) {

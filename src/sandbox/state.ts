@@ -1,7 +1,11 @@
 /** Everything the sandbox remembers, in memory (it is a test double of a remote service: a restart
- * resets it). Entities are stored as the snapshots the API returns; bookkeeping sits beside them. */
+ * resets it, unless the dev stack gives it a state file: persistence/). Entities are stored as the
+ * snapshots the API returns; bookkeeping sits beside them. The maps and sets track their changes for
+ * the state file: code that changes an entity in place calls `markChanged(id)` on its map. Lists are
+ * append-only (their items are never changed). */
 import type { LinkedAccountStatus } from './control';
 import type { OrderEntity, PaymentEntity, RefundEntity, ReversalEntity, SettlementEntity, TransferEntity } from './entities';
+import { TrackedMap, TrackedSet } from './tracked';
 
 export interface LinkedAccount {
   id: string;
@@ -40,28 +44,28 @@ export interface SettledItem {
 }
 
 export class SandboxState {
-  orders = new Map<string, OrderEntity>();
-  payments = new Map<string, PaymentEntity>();
-  paymentBooks = new Map<string, PaymentBook>();
-  transfers = new Map<string, TransferEntity>();
-  refunds = new Map<string, RefundEntity>();
-  refundReceipts = new Set<string>();
+  readonly orders = new TrackedMap<string, OrderEntity>();
+  readonly payments = new TrackedMap<string, PaymentEntity>();
+  readonly paymentBooks = new TrackedMap<string, PaymentBook>();
+  readonly transfers = new TrackedMap<string, TransferEntity>();
+  readonly refunds = new TrackedMap<string, RefundEntity>();
+  readonly refundReceipts = new TrackedSet<string>();
   /** transfer id → the X-Transfer-Idempotency it was created under. */
-  transferIdempotencyKeys = new Map<string, string>();
+  readonly transferIdempotencyKeys = new TrackedMap<string, string>();
   /** refund id → the X-Refund-Idempotency it was created under. */
-  refundIdempotencyKeys = new Map<string, string>();
+  readonly refundIdempotencyKeys = new TrackedMap<string, string>();
   /** order transfer id → the payment whose capture ran it (GET /payments/:id/transfers lists it). */
-  orderTransferPayments = new Map<string, string>();
+  readonly orderTransferPayments = new TrackedMap<string, string>();
   /** transfer id → how many times Razorpay retried it after it failed (order/payment transfers: 3 at most). */
-  transferRetries = new Map<string, number>();
+  readonly transferRetries = new TrackedMap<string, number>();
   /** transfer id → its reversals, oldest first. */
-  reversals = new Map<string, ReversalEntity[]>();
-  accounts = new Map<string, LinkedAccount>();
-  settlements = new Map<string, SettlementEntity>();
+  readonly reversals = new TrackedMap<string, ReversalEntity[]>();
+  readonly accounts = new TrackedMap<string, LinkedAccount>();
+  readonly settlements = new TrackedMap<string, SettlementEntity>();
   /** Settled (or reported on-hold) line items, in settlement order. */
   settledItems: SettledItem[] = [];
   /** Entity ids already in a settlement. */
-  settledIds = new Set<string>();
+  readonly settledIds = new TrackedSet<string>();
   adjustments: Adjustment[] = [];
   platformBalance: number;
 

@@ -72,6 +72,7 @@ export function createPaymentTransfers(ctx: SandboxContext, payment: PaymentEnti
   if (sum > payment.amount) throw badRequest('The sum of amount requested for transfer is greater than the captured amount', 'amount');
   if (sum > payment.amount - payment.amount_transferred) throw badRequest('Transfer amount exceeds amount available for transfer.', 'amount');
   payment.amount_transferred += sum;
+  ctx.state.payments.markChanged(payment.id);
   return items.map((item, i) => {
     const transfer = newTransfer({
       source: payment.id, recipient: item.account, amount: item.amount, notes: checked[i]!, linkedAccountNotes: item.linked_account_notes,
@@ -102,6 +103,7 @@ export function runOrderTransfers(ctx: SandboxContext, order: OrderEntity, payme
     ctx.state.transfers.set(transfer.id, transfer);
     ctx.state.orderTransferPayments.set(transfer.id, payment.id);
     payment.amount_transferred += transfer.amount;
+    ctx.state.payments.markChanged(payment.id);
     processLater(ctx, transfer);
   }
 }
@@ -116,7 +118,9 @@ const isDirect = (ctx: SandboxContext, transfer: TransferEntity): boolean => tra
 
 function creditLinkedAccount(ctx: SandboxContext, transfer: TransferEntity, paise: number): void {
   const account = ctx.state.accounts.get(transfer.recipient);
-  if (account) account.balance += paise;
+  if (!account) return;
+  account.balance += paise;
+  ctx.state.accounts.markChanged(account.id);
 }
 
 function markProcessed(ctx: SandboxContext, transfer: TransferEntity): void {
@@ -124,6 +128,7 @@ function markProcessed(ctx: SandboxContext, transfer: TransferEntity): void {
   transfer.processed_at = ctx.clock.nowSec();
   transfer.settlement_status = transfer.on_hold ? 'on_hold' : 'pending';
   transfer.error = noTransferError(transfer.id);
+  ctx.state.transfers.markChanged(transfer.id);
   creditLinkedAccount(ctx, transfer, transfer.amount);
 }
 
@@ -131,6 +136,7 @@ function markFailed(ctx: SandboxContext, transfer: TransferEntity, failure: Proc
   transfer.status = 'failed';
   transfer.processed_at = ctx.clock.nowSec();
   transfer.error = { ...transfer.error, code: failure.code, description: failure.description, reason: failure.reason, field: failure.field, step: 'transfer_processing' };
+  ctx.state.transfers.markChanged(transfer.id);
 }
 
 /** created/pending → processed or failed, with its webhook. A failed direct transfer gives the
@@ -209,9 +215,11 @@ function checkReversal(ctx: SandboxContext, transfer: TransferEntity, amount: nu
 /** Debits the linked account, credits the platform, moves the transfer to (partially_)reversed. */
 function applyReversal(ctx: SandboxContext, transfer: TransferEntity, paise: number, notes: NotesJson, customerRefundId: string | null): ReversalEntity {
   ctx.state.accounts.get(transfer.recipient)!.balance -= paise;
+  ctx.state.accounts.markChanged(transfer.recipient);
   ctx.state.platformBalance += paise;
   transfer.amount_reversed += paise;
   transfer.status = transfer.amount_reversed === transfer.amount ? 'reversed' : 'partially_reversed';
+  ctx.state.transfers.markChanged(transfer.id);
   const reversal = newReversal({
     transferId: transfer.id, amount: paise, notes, initiatorId: ctx.options.platformAccountId.replace(/^acc_/, ''), customerRefundId, createdAt: ctx.clock.nowSec(),
   });
