@@ -4,10 +4,12 @@ import { Context } from '@temporalio/activity';
 import { payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
 import type { Config } from '../config/config';
 import { payoutPolicyFrom } from '../payouts/policy';
-import { inTransaction, type Db } from '../db/pool';
+import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
+import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
+import { retryDelayMs } from '../payouts/rejection';
 import { claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
 
@@ -26,9 +28,21 @@ export type TransferSendOutcome =
   /** Transfers were paused after the claim: the claim is released (`pending`), its attempt given back. */
   | { type: 'not_sent'; reason: 'transfers_paused' }
   /** The key is older than the provider's retention: the payout is in `review`. */
-  | { type: 'not_sent'; reason: 'key_expired' };
+  | { type: 'not_sent'; reason: 'key_expired' }
+  /** Razorpay does not confirm the capture the online order was paid on: the payout is in `review`. */
+  | { type: 'not_sent'; reason: 'capture_not_confirmed' }
+  /** The capture could not be confirmed now (Razorpay unreachable): the claim is released to `failed`
+   * with the durable backoff, its attempt given back. */
+  | { type: 'not_sent'; reason: 'capture_check_failed' }
+  /** The capture was confirmed, but so slowly that a transfer request could outlast the activity: the
+   * claim is released (`pending`), its attempt given back; the next claim sends without asking again. */
+  | { type: 'not_sent'; reason: 'no_time_left' };
 
 type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
+type AttemptBase = { payoutId: string; attemptNo: number; idempotencyKey: string; runId: string };
+
+/** Room for the gate's commit and the answer's return around the transfer's own timeout. */
+const SEND_MARGIN_MS = 1_000;
 
 function currentRunId(): string {
   return Context.current().info.workflowExecution?.runId ?? 'outside-workflow';
@@ -38,10 +52,52 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
 
-  /** Just before the call, in one transaction: the claim is still ours, the kill switch is still off
-   * (read FOR SHARE, so a pause committing now waits for us or we for it), and the key is young
-   * enough to trust; then the send is recorded, and only after that commit does the request go. */
-  async function gateTransferRequest(req: TransferRequest): Promise<SendGate> {
+  /** An online order's capture, asked of Razorpay once before its payout's first transfer, outside
+   * any transaction (no row lock waits on the provider). */
+  async function confirmCapture(req: TransferRequest): Promise<CaptureCheck> {
+    const recorded = await captureToConfirm(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey });
+    return recorded ? checkCapture(gateway, recorded) : { kind: 'not_needed' };
+  }
+
+  /** The capture check's answer, in the gate's transaction (the claim is ours, the row locked): a
+   * confirmation is recorded and lets the gate go on (null); anything else holds the send. */
+  async function applyCaptureCheck(tx: Tx, payout: PayoutView, base: AttemptBase, capture: CaptureCheck, msLeft: () => number): Promise<SendGate | null> {
+    switch (capture.kind) {
+      case 'not_needed':
+        return null;
+      case 'confirmed':
+        await recordCaptureConfirmed(tx, capture.paymentId);
+        if (msLeft() >= config.GATEWAY_TIMEOUT_MS + SEND_MARGIN_MS) return null;
+        // So slow that the transfer's own timeout could outlast the activity's (the activity must
+        // answer itself): give the claim back; the next one sends at once, without asking again.
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: 'NO_TIME_LEFT' });
+        await transition(tx, payout, { type: 'claim_released' }, { attempt_limit: payout.attemptLimit + 1, claimed_by_run: null });
+        return { send: false, outcome: { type: 'not_sent', reason: 'no_time_left' } };
+      case 'not_confirmed':
+        logger.error({ ...payoutLogFields(payout), paymentId: capture.paymentId, why: capture.why }, 'not sent: Razorpay does not confirm the capture the order was paid on; the payout goes to review');
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: CAPTURE_NOT_CONFIRMED, raw: { paymentId: capture.paymentId, why: capture.why, payment: capture.payment } });
+        await transition(tx, payout, { type: 'needs_review' }, { last_code: CAPTURE_NOT_CONFIRMED });
+        return { send: false, outcome: { type: 'not_sent', reason: 'capture_not_confirmed' } };
+      case 'unavailable':
+        // Nothing was sent, so nothing is unknown: release the claim without spending an attempt (the
+        // provider's outage is not the payout's failure), keep the key (never sent), and wait out the
+        // same durable backoff as a transient rejection, so an outage is not a claim-and-fetch loop.
+        logger.warn({ ...payoutLogFields(payout), paymentId: capture.paymentId, detail: capture.detail }, 'not sent: the capture could not be confirmed with Razorpay; the payout retries after a backoff');
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: CAPTURE_CHECK_FAILED, raw: capture });
+        await transition(tx, payout, { type: 'not_paid_retry', capReached: false }, {
+          attempt_limit: payout.attemptLimit + 1, claimed_by_run: null, last_code: CAPTURE_CHECK_FAILED,
+          next_attempt_at: new Date(Date.now() + retryDelayMs(payout.attempts, policy)),
+        });
+        return { send: false, outcome: { type: 'not_sent', reason: 'capture_check_failed' } };
+    }
+  }
+
+  /** Just before the call, in one transaction: the claim is still ours, the capture is confirmed
+   * (recorded here, so no later attempt asks again), the kill switch is still off (read FOR SHARE, so
+   * a pause committing now waits for us or we for it), and the key is young enough to trust; then the
+   * send is recorded, and only after that commit does the request go. `msLeft`: what remains of the
+   * activity's timeout once the capture was asked about. */
+  async function gateTransferRequest(req: TransferRequest, capture: CaptureCheck, msLeft: () => number): Promise<SendGate> {
     return inTransaction(db, async (tx) => {
       const payout = await lockPayout(tx, req.payoutId, policy.attemptCap);
       if (payout.status !== 'processing' || payout.attempts !== req.attemptNo || payout.idempotencyKey !== req.idempotencyKey) {
@@ -49,6 +105,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         return { send: false, outcome: { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the claim is no longer held' } };
       }
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: currentRunId() };
+      const heldForCapture = await applyCaptureCheck(tx, payout, base, capture, msLeft);
+      if (heldForCapture) return heldForCapture;
       const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
       if (sw[0]?.paused) {
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: 'TRANSFERS_PAUSED' });
@@ -98,7 +156,10 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
     async sendDirectTransfer(req: TransferRequest): Promise<TransferSendOutcome> {
-      const gate = await gateTransferRequest(req);
+      const startedAt = Date.now();
+      const timeoutMs = Context.current().info.startToCloseTimeoutMs;
+      const capture = await confirmCapture(req);
+      const gate = await gateTransferRequest(req, capture, () => timeoutMs - (Date.now() - startedAt));
       if (!gate.send) return gate.outcome;
       try {
         return await gateway.createDirectTransfer({

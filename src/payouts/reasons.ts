@@ -36,6 +36,10 @@ const EXPLAINED: Record<string, Explanation> = {
     words: "Razorpay's ledger holds evidence a machine should not decide on (two transfers, or a wrong amount or account)",
     nextStep: 'compare the transfers in the Razorpay dashboard with this payout, then mark paid externally with the transfer id that pays it (trf_…), retry or cancel',
   },
+  CAPTURE_NOT_CONFIRMED: {
+    words: 'Razorpay does not confirm the capture this online order was marked paid on (no such payment, not captured or refunded, another amount or another gateway order), so no transfer was sent: the webhook that marked it paid may be forged or wrong',
+    nextStep: "compare the order's payment in the Razorpay dashboard with the evidence in the payout attempts: if the customer's money never arrived, cancel and check who knows the webhook secret; if it did, retry (Razorpay is asked again and the transfer goes only once it confirms) or pay offline",
+  },
   REJECTED_WITHOUT_CODE: {
     words: 'Razorpay refused the transfer without an error code',
     nextStep: 'look at the raw answer in the payout attempts, then retry or cancel',

@@ -23,6 +23,11 @@ export async function seedPaidOrder(db: Db, o: {
   method?: PaymentMethod; mode?: SettlementMode;
   /** Write the pending payout row money in writes for a direct transfer (default: when routed so). */
   withPayout?: boolean;
+  /** The payment an online order with a customer share was marked paid on (money in writes it with
+   * the order). By default one the sandbox never saw, recorded as confirmed with Razorpay already, as
+   * an earlier attempt leaves it: these tests are about the transfer, and the capture check is
+   * payout.captureConfirmation's. `confirmed: false` leaves the check to the money-moving step. */
+  payment?: { id?: string; gatewayOrderId?: string; amountPaise?: number; confirmed?: boolean };
 }): Promise<SeededOrder> {
   const tag = randomBytes(5).toString('hex');
   const employerId = `emp_${tag}`;
@@ -44,6 +49,16 @@ export async function seedPaidOrder(db: Db, o: {
      VALUES ($1, $2, $3, $4, 'emp-1', $5, $6, $7, $8, $9, $10, $11, 'paid', now())`,
     [orderId, `ref_${tag}`, employerId, vendorId, total, subsidy, total - subsidy, bps, commission, net, method],
   );
+  if (method === 'online' && total > subsidy) {
+    const paymentId = o.payment?.id ?? `pay_${randomBytes(7).toString('hex')}`;
+    const gatewayOrderId = o.payment?.gatewayOrderId ?? `order_${randomBytes(7).toString('hex')}`;
+    await db.query(
+      `INSERT INTO payments (id, gateway_order_id, order_id, amount_paise, status, method, captured_at, raw, capture_confirmed_at)
+       VALUES ($1, $2, $3, $4, 'captured', 'card', now(), '{}', CASE WHEN $5 THEN now() END)`,
+      [paymentId, gatewayOrderId, orderId, o.payment?.amountPaise ?? total - subsidy, o.payment?.confirmed ?? true],
+    );
+    await db.query(`UPDATE orders SET gateway_order_id = $2, paid_via = 'webhook', paid_payment_id = $3 WHERE id = $1`, [orderId, gatewayOrderId, paymentId]);
+  }
   const route = routeFor({ settlementMode: mode, paymentMethod: method, subsidyPaise: subsidy, commissionPaise: commission, vendorNetPaise: net, linkedAccountId: o.linkedAccountId });
   let payoutId: string | null = null;
   if (o.withPayout ?? route.kind === 'direct_transfer') {

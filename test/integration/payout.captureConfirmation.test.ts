@@ -1,0 +1,164 @@
+/** Issue 19 item 5: a capture is confirmed before platform money moves. An online order is marked
+ * paid on a webhook's payload; before the first transfer of its payout the money-moving step fetches
+ * the payment from Razorpay, once, and sends only if Razorpay confirms it. Real API (signed
+ * webhooks), Temporal worker, PostgreSQL and the sandbox; the sandbox's ledger and call counts say
+ * what reached Razorpay. */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/pool';
+import { createGateway } from '../../src/gateway';
+import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
+import { http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { attemptOutcomes, eventually, payoutRow, seedPaidOrder } from './payoutSeed';
+import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+import { envelope, rzpId } from './webhooksHarness';
+
+const EMPLOYER = 'emp_capture';
+const VENDOR = 'ven_capture';
+const BALANCE = 10_000_000;
+/** 10 000 paise, 9 000 of them subsidy: the customer pays 1 000 online; 19% commission leaves 8 100. */
+const ORDER = { totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000 };
+const NET = 8_100;
+
+describe('payouts: a capture is confirmed with Razorpay before the transfer', () => {
+  let stack: PayoutStack;
+  let db: Db;
+  let h: MoneyInHarness;
+  let linkedAccountId: string;
+
+  beforeAll(async () => {
+    stack = await startPayoutStack({
+      name: 'payout-capture',
+      env: {
+        GATEWAY_TIMEOUT_MS: '1500',
+        PAYOUT_TRANSFER_TIMEOUT_MS: '4000',
+        PAYOUT_RETRY_BACKOFF_MS: '300',
+        PAYOUT_RETRY_BACKOFF_MAX_MS: '600',
+        PAYOUT_SETTLEMENT_POLL_MS: '1000',
+        PAYOUT_STALE_CLAIM_MS: '5000',
+        PAYOUT_HUMAN_RECHECK_MS: '60000',
+      },
+    });
+    db = stack.db;
+    // The money-in helpers over this stack's API, sandbox and keys.
+    h = {
+      db, config: stack.config, gateway: createGateway(stack.config), sandbox: stack.sandbox, app: stack.api, baseUrl: stack.apiUrl,
+      payoutStarts: [], keys: stack.keys, close: () => stack.close(),
+    };
+    ({ linkedAccountId } = (await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 })) as { linkedAccountId: string });
+    await topUp(h, 'employer', EMPLOYER, 1_000_000);
+    await stack.sandbox.control.setPlatformBalance(BALANCE);
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  afterEach(async () => {
+    await stack.sandbox.control.clearFaults();
+    await stack.sandbox.control.setWebhookDelivery(true);
+    await stack.sandbox.control.setPlatformBalance(BALANCE);
+  });
+
+  const control = () => stack.sandbox.control;
+  const calls = async (endpoint: string) => (await control().callCounts())[endpoint] ?? 0;
+  const transfersFor = async (orderId: string) => (await control().transfers({ recipient: linkedAccountId })).filter((t) => (t.notes as Record<string, string>).order_id === orderId);
+  const attempts = async (payoutId: string) => (await db.query<{ outcome: string; provider_code: string | null; raw: { why?: string[] } | null }>(
+    'SELECT outcome, provider_code, raw FROM payout_attempts WHERE payout_id = $1 ORDER BY id', [payoutId])).rows;
+
+  async function placeOnlineOrder(): Promise<{ orderId: string; gatewayOrderId: string }> {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('capture'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-capture', ...ORDER, paymentMethod: 'online',
+    });
+    expect(placed.status).toBe(201);
+    return placed.body.order;
+  }
+
+  const statusIs = (orderId: string, ...statuses: string[]) => eventually(() => payoutRow(db, orderId), (p) => !!p && statuses.includes(p.status));
+
+  test('when a payment.captured signed with our webhook secret names a payment Razorpay never saw, then the order is paid but its payout waits in review with CAPTURE_NOT_CONFIRMED, shown in the ops queue, and no transfer reaches the sandbox', async () => {
+    const { orderId, gatewayOrderId } = await placeOnlineOrder();
+    const fetchesBefore = await calls('payments.fetch');
+    const createsBefore = await calls('transfers.create');
+    // Forged: whoever holds the webhook secret can sign it; the payment id is made up.
+    const forged = {
+      id: rzpId('pay'), entity: 'payment', amount: ORDER.customerSharePaise, currency: 'INR', status: 'captured', order_id: gatewayOrderId,
+      method: 'card', captured: true, amount_refunded: 0, refund_status: null, fee: 20, tax: 0, notes: [], error_code: null, error_description: null,
+      created_at: Math.floor(Date.now() / 1000),
+    };
+    expect((await postWebhook(h, envelope(h, 'payment.captured', { payment: forged }), { eventId: `evt_${randomUUID()}` })).status).toBe(200);
+    expect((await db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: forged.id }]);
+
+    const payout = await statusIs(orderId, 'review', 'accepted', 'settled');
+    expect(payout).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED', provider_transfer_id: null });
+    expect(await transfersFor(orderId)).toEqual([]);
+    expect(await calls('transfers.create')).toBe(createsBefore);
+    expect(await calls('payments.fetch')).toBe(fetchesBefore + 1);
+    const [attempt] = await attempts(payout!.id);
+    expect(attempt).toMatchObject({ outcome: 'not_sent', provider_code: 'CAPTURE_NOT_CONFIRMED' });
+    expect(attempt!.raw!.why!.join(' ')).toMatch(new RegExp(`Razorpay does not know payment ${forged.id}`));
+
+    const queue = await opsApi(stack)('GET', '/ops/payouts?reason=CAPTURE_NOT_CONFIRMED');
+    expect(queue.status).toBe(200);
+    expect(queue.body.items).toEqual([expect.objectContaining({
+      orderId, status: 'review', amount: { paise: NET, rupees: expect.any(String) },
+      reason: { code: 'CAPTURE_NOT_CONFIRMED', words: expect.stringMatching(/Razorpay does not confirm the capture/), nextStep: expect.stringMatching(/retry/) },
+    })]);
+  });
+
+  test('when a real online order is paid and its first transfer is refused for the platform balance, then the retry sends without asking again: one payments.fetch for the payout, one transfer, settled', async () => {
+    const { orderId, gatewayOrderId } = await placeOnlineOrder();
+    await control().setPlatformBalance(0); // the capture below adds less than the vendor net
+    const fetchesBefore = await calls('payments.fetch');
+    const createsBefore = await calls('transfers.create');
+    const payment = await control().payOrder(gatewayOrderId);
+
+    const refused = await statusIs(orderId, 'failed', 'accepted', 'settled');
+    expect(refused).toMatchObject({ status: 'failed', last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    await control().setPlatformBalance(BALANCE);
+    const settled = await statusIs(orderId, 'settled');
+
+    expect(await calls('payments.fetch')).toBe(fetchesBefore + 1);
+    expect(await calls('transfers.create')).toBeGreaterThanOrEqual(createsBefore + 2);
+    const transfers = await transfersFor(orderId);
+    expect(transfers.map((t) => [t.amount, t.status, (t.notes as Record<string, string>).transaction_id])).toEqual([[NET, 'processed', settled!.id]]);
+    expect((await attemptOutcomes(db, settled!.id)).slice(-2)).toEqual(['accepted', 'settled']);
+    expect(await attemptOutcomes(db, settled!.id)).toContain('rejected');
+    const { rows } = await db.query('SELECT capture_confirmed_at IS NOT NULL AS confirmed FROM payments WHERE id = $1', [payment.id]);
+    expect(rows).toEqual([{ confirmed: true }]);
+  });
+
+  test('when Razorpay is unreachable for the capture check, then nothing is sent, the claim is released to failed without spending an attempt, and after the backoff the payment is asked again and the transfer goes once', async () => {
+    const { orderId, gatewayOrderId } = await placeOnlineOrder();
+    await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'server_error_before' }, calls: [1] });
+    const fetchesBefore = await calls('payments.fetch');
+    await control().payOrder(gatewayOrderId);
+
+    const settled = await statusIs(orderId, 'settled', 'review', 'parked');
+    expect(settled).toMatchObject({ status: 'settled', attempts: 2 });
+    expect(await calls('payments.fetch')).toBe(fetchesBefore + 2);
+    expect((await attempts(settled!.id)).map((a) => [a.outcome, a.provider_code])).toEqual([['not_sent', 'CAPTURE_CHECK_FAILED'], ['accepted', null], ['settled', null]]);
+    const { rows } = await db.query('SELECT attempt_limit FROM payouts WHERE id = $1', [settled!.id]);
+    expect(rows).toEqual([{ attempt_limit: stack.config.PAYOUT_ATTEMPT_CAP + 1 }]); // the failed check's attempt given back
+    expect((await transfersFor(orderId)).map((t) => t.amount)).toEqual([NET]);
+  });
+
+  test('when Razorpay captured a different amount than the one recorded for the order, then the payout waits in review with CAPTURE_NOT_CONFIRMED and nothing is sent', async () => {
+    // Razorpay holds a captured payment of 1 500 paise on this gateway order; money in recorded 1 000
+    // (what a tampered payload said). Delivery is off so the sandbox's own webhooks do not race the seed.
+    await control().setWebhookDelivery(false);
+    const gatewayOrder = await h.gateway.createOrder({ amountPaise: 1_500, receipt: uniqueRef('capture-amount'), notes: {} });
+    const payment = await control().payOrder(gatewayOrder.id);
+    const seeded = await seedPaidOrder(db, {
+      linkedAccountId, ...ORDER, commissionBps: 1_900,
+      payment: { id: payment.id, gatewayOrderId: gatewayOrder.id, amountPaise: ORDER.customerSharePaise, confirmed: false },
+    });
+    const createsBefore = await calls('transfers.create');
+    await temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue).startPayout(seeded.orderId);
+
+    const payout = await statusIs(seeded.orderId, 'review', 'accepted', 'settled');
+    expect(payout).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED' });
+    expect((await attempts(payout!.id))[0]!.raw!.why).toEqual(['Razorpay captured 1500 paise, we recorded 1000']);
+    expect(await calls('transfers.create')).toBe(createsBefore);
+    expect(await control().transfers({ recipient: linkedAccountId }).then((ts) => ts.filter((t) => (t.notes as Record<string, string>).order_id === seeded.orderId))).toEqual([]);
+  });
+});
