@@ -33,10 +33,11 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
       return expireUnpaidOrder(moneyIn, order, expiryMs);
     },
     /** Refunds still waiting on the gateway: those accepted as pending are asked for their final
-     * status here (a read; in this activity so the sweep's commands stay as they are), and the ids
-     * of requests without an answer that are due are returned for the money-moving retry. */
+     * status here (a read: fetched by id, or found by receipt among the payment's refunds after a
+     * duplicate-receipt answer; in this activity so the sweep's commands stay as they are), and the
+     * ids of requests without an answer that are due are returned for the money-moving retry. */
     async listRefundsAwaitingGateway(input: { olderThanMs: number | null; limit: number }): Promise<string[]> {
-      await refreshPendingRefunds(deps.db, deps.gateway, ageOr(input.olderThanMs), input.limit);
+      await refreshPendingRefunds(deps.db, deps.gateway, ageOr(input.olderThanMs), input.limit, deps.config.REFUND_RECEIPT_LOOKUP_GIVE_UP_MS);
       return refundsAwaitingGateway(deps.db, ageOr(input.olderThanMs), input.limit);
     },
     async requestRefundAgain(refundId: string): Promise<string> {

@@ -123,6 +123,10 @@ export const configSchema = z.object({
   /** Refunds: first backoff after a transient rejection or unknown outcome; doubles up to the max. */
   REFUND_RETRY_BACKOFF_MS: duration.default(60_000),
   REFUND_RETRY_BACKOFF_MAX_MS: duration.default(3_600_000),
+  /** Refunds: how long a refund Razorpay answered 'duplicate receipt' (it exists, its id unknown) may
+   * stay unfound among its payment's refunds before it is flagged for ops (last_code
+   * REFUND_NOT_FOUND_BY_RECEIPT); the sweep keeps looking, and never makes it again. */
+  REFUND_RECEIPT_LOOKUP_GIVE_UP_MS: duration.default(86_400_000),
   /** Settlements first seen without a UTR are fetched again this often until they carry one. */
   SETTLEMENT_UTR_REFRESH_MS: duration.default(3_600_000),
   /** Money in: the missed-webhook sweep looks at orders still unpaid after this long… */

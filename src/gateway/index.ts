@@ -6,7 +6,7 @@ import { logger } from '../logger';
 import { classifyFailure, type FailedOutcome } from './classify';
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
-import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpTransfer } from './types';
+import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpRefund, type RzpTransfer } from './types';
 
 export { validatePaymentSignature, validateWebhookSignature } from './signatures';
 export { ProviderContractError, classifyFailure } from './classify';
@@ -164,6 +164,16 @@ export function createGateway(config: GatewayConfig): Gateway {
     },
 
     fetchRefund: (refundId) => readCall('refunds.fetch', refundSchema, () => sdk.refunds.fetch(refundId)),
+
+    listPaymentRefunds: async (paymentId) => {
+      const byId = new Map<string, RzpRefund>();
+      for (let skip = 0; ; skip += LIST_PAGE) {
+        const page = await readCall('payments.refunds', looseCollection, () => sdk.payments.fetchMultipleRefund(paymentId, { count: LIST_PAGE, skip }));
+        for (const r of readableItems('payments.refunds', refundSchema, page.items)) byId.set(r.id, r);
+        if (page.items.length < LIST_PAGE) break;
+      }
+      return [...byId.values()];
+    },
 
     settlementReconPages: reconPages,
 

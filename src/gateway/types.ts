@@ -141,6 +141,9 @@ export interface Gateway {
   listTransferReversals(transferId: string): Promise<RzpReversal[]>;
   createRefund(input: RefundInput): Promise<MoneyOutcome<RzpRefund>>;
   fetchRefund(refundId: string): Promise<RzpRefund>;
+  /** Every refund made on a payment (GET /payments/:id/refunds), all pages: how a refund whose id we
+   * never learned is found by its receipt. A refund that does not parse is logged whole and skipped. */
+  listPaymentRefunds(paymentId: string): Promise<RzpRefund[]>;
   /** The recon rows settled on an IST day, a page (up to 1000) at a time as they arrive: the next page
    * is asked for when the consumer wants it, so memory holds one page. */
   settlementReconPages(day: { year: number; month: number; day: number }): AsyncIterable<RzpReconRow[]>;

@@ -16,8 +16,9 @@
  * REFUND_RETRY_BACKOFF_MS up to REFUND_RETRY_BACKOFF_MAX_MS) and the missed-webhook sweep asks again;
  * any other rejection → `rejected` with its code: the ops queue (GET /ops/refunds?status=rejected)
  * and a recon exception, because the customer's money is still with us. An unknown outcome is asked
- * again at once with the same key (3 times), then left `requested` for the sweep. Every try is
- * appended to refund_attempts. */
+ * again at once with the same key (3 times), then left `requested` for the sweep. A duplicate
+ * receipt → `pending` without an id, which the sweep looks up by the receipt. Every try is appended
+ * to refund_attempts. */
 import type { Config } from '../config/config';
 import type { Db, Tx } from '../db/pool';
 import { GatewayCallError, type Gateway, type MoneyOutcome, type ProviderError, type RzpRefund } from '../gateway/types';
@@ -135,7 +136,7 @@ export async function requestRefund(deps: RefundDeps, refundId: string): Promise
   const error = outcome.error;
   if (error.code === DUPLICATE_RECEIPT) {
     // An earlier try went through (e.g. under a key the provider no longer remembers); its refund.*
-    // webhook carries our receipt and records the id.
+    // webhook carries our receipt and records the id, or, that lost, the sweep finds it by the receipt.
     await appendAttempt(deps.db, { refundId, attemptNo, key, reverseAll, outcome: 'already_made', code: error.code, raw: outcome });
     await deps.db.query(`UPDATE refunds SET status = 'pending', updated_at = now() WHERE id = $1 AND status = 'requested'`, [refundId]);
     logger.warn({ refundId }, 'refund receipt already present at the gateway: an earlier request went through');
@@ -182,29 +183,71 @@ export async function applyRefundSnapshot(q: Db | Tx, refund: Pick<RefundEntity,
   return (rowCount ?? 0) > 0;
 }
 
+/** The flag on a refund Razorpay said exists ('duplicate receipt') that its payment's refunds did not
+ * show within REFUND_RECEIPT_LOOKUP_GIVE_UP_MS: for a human (GET /ops/refunds?status=pending). */
+export const REFUND_NOT_FOUND_BY_RECEIPT = 'REFUND_NOT_FOUND_BY_RECEIPT';
+
+/** Our refund among a payment's refunds: by `receipt` (our refund id, unique at the provider), else
+ * by the `refund_request_id` note we send with it when exactly one carries it. */
+function refundByReceipt(refunds: RzpRefund[], refundId: string): RzpRefund | null {
+  const byReceipt = refunds.find((r) => r.receipt === refundId);
+  if (byReceipt) return byReceipt;
+  const byNote = refunds.filter((r) => !Array.isArray(r.notes) && r.notes.refund_request_id === refundId);
+  return byNote.length === 1 ? byNote[0]! : null;
+}
+
+interface PendingRefund { id: string; payment_id: string; gateway_refund_id: string | null; last_code: string | null; lookup_past_give_up: boolean }
+
 /** Refunds the gateway accepted as `pending` whose final word (`refund.processed` or
- * `refund.failed`) has not come, asked for again once per `olderThanMs` (applying a snapshot
- * stamps `updated_at`, so each is asked at most that often): the webhook lost for good must not
- * leave a refund pending for ever (found by the fault campaign). Reads and forward-only writes, safe
- * to repeat. Returns how many were asked and how many moved on. */
-export async function refreshPendingRefunds(db: Db, gateway: Pick<Gateway, 'fetchRefund'>, olderThanMs: number, limit: number): Promise<{ asked: number; moved: number }> {
-  const { rows } = await db.query<{ gateway_refund_id: string }>(
-    `SELECT gateway_refund_id FROM refunds
-      WHERE status = 'pending' AND gateway_refund_id IS NOT NULL AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
-      ORDER BY updated_at LIMIT $2`,
-    [olderThanMs, limit],
+ * `refund.failed`) has not come, asked for again once per `olderThanMs` (each ask stamps
+ * `updated_at`): the webhook lost for good must not leave a refund pending for ever (found by the
+ * fault campaign). One answered 'duplicate receipt' has no gateway id to fetch: its payment's refunds
+ * are listed and ours is found by its receipt (issue 19 item 7). Not found, it is left pending, and
+ * flagged for ops once `receiptLookupGiveUpMs` has passed since that answer; it is never made again
+ * (the provider said it exists). Reads and forward-only writes, safe to repeat. */
+export async function refreshPendingRefunds(
+  db: Db, gateway: Pick<Gateway, 'fetchRefund' | 'listPaymentRefunds'>, olderThanMs: number, limit: number, receiptLookupGiveUpMs: number,
+): Promise<{ asked: number; moved: number; flagged: number }> {
+  const { rows } = await db.query<PendingRefund>(
+    `SELECT r.id, r.payment_id, r.gateway_refund_id, r.last_code,
+            COALESCE((SELECT max(a.created_at) FROM refund_attempts a WHERE a.refund_id = r.id AND a.outcome = 'already_made'), r.created_at)
+              < now() - make_interval(secs => $3::double precision / 1000) AS lookup_past_give_up
+       FROM refunds r
+      WHERE r.status = 'pending' AND r.updated_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY r.updated_at LIMIT $2`,
+    [olderThanMs, limit, receiptLookupGiveUpMs],
   );
   let moved = 0;
-  for (const { gateway_refund_id: id } of rows) {
+  let flagged = 0;
+  for (const row of rows) {
     try {
-      const refund = await gateway.fetchRefund(id);
-      await applyRefundSnapshot(db, refund);
-      if (refund.status !== 'pending') moved += 1;
+      const refund = row.gateway_refund_id ? await gateway.fetchRefund(row.gateway_refund_id) : refundByReceipt(await gateway.listPaymentRefunds(row.payment_id), row.id);
+      if (refund) {
+        await applyRefundSnapshot(db, { id: refund.id, receipt: row.id, status: refund.status, payment_id: refund.payment_id });
+        if (row.last_code === REFUND_NOT_FOUND_BY_RECEIPT) await db.query('UPDATE refunds SET last_code = NULL, last_error = NULL WHERE id = $1 AND last_code = $2', [row.id, REFUND_NOT_FOUND_BY_RECEIPT]);
+        if (refund.status !== 'pending') moved += 1;
+      } else if (await leaveUnfound(db, row)) {
+        flagged += 1;
+      }
     } catch (err) {
-      logger.warn({ err, refundId: id }, 'could not fetch a pending refund; asking again next sweep');
+      logger.warn({ err, refundId: row.id, gatewayRefundId: row.gateway_refund_id }, 'could not ask the gateway about a pending refund; asking again next sweep');
     }
   }
-  return { asked: rows.length, moved };
+  return { asked: rows.length, moved, flagged };
+}
+
+/** A 'duplicate receipt' refund its payment's refunds do not show: asked again next time round; past
+ * the bound, flagged once (and logged once). Returns whether it was flagged now. */
+async function leaveUnfound(db: Db, row: PendingRefund): Promise<boolean> {
+  const flagNow = row.lookup_past_give_up && row.last_code !== REFUND_NOT_FOUND_BY_RECEIPT;
+  const detail = { description: 'Razorpay answered duplicate receipt, but no refund of the payment carries our receipt', paymentId: row.payment_id };
+  await db.query(
+    `UPDATE refunds SET updated_at = now(), last_code = CASE WHEN $2 THEN $3 ELSE last_code END, last_error = CASE WHEN $2 THEN $4::jsonb ELSE last_error END
+      WHERE id = $1 AND status = 'pending' AND gateway_refund_id IS NULL`,
+    [row.id, flagNow, REFUND_NOT_FOUND_BY_RECEIPT, JSON.stringify(detail)],
+  );
+  if (flagNow) logger.error({ refundId: row.id, paymentId: row.payment_id, code: REFUND_NOT_FOUND_BY_RECEIPT }, 'a refund the gateway said exists is not among its payment\'s refunds; flagged for ops, not made again');
+  return flagNow;
 }
 
 /** Refund requests the gateway has not definitively answered and that are due: a transient

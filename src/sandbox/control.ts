@@ -9,7 +9,7 @@ export type FaultEndpoint =
   | 'orders.create' | 'orders.fetch' | 'payments.fetch' | 'payments.capture' | 'transfers.create'
   | 'transfers.fetch' | 'transfers.list' | 'refunds.create' | 'refunds.fetch' | 'settlements.recon' | 'settlements.fetch'
   // Added with the implementation: the remaining API endpoints the sandbox serves.
-  | 'orders.payments' | 'payments.transfers' | 'settlements.list' | 'transfers.reverse' | 'transfers.reversals' | '*';
+  | 'orders.payments' | 'payments.transfers' | 'payments.refunds' | 'settlements.list' | 'transfers.reverse' | 'transfers.reversals' | '*';
 
 export type FaultKind =
   /** Adds latency, then behaves normally. */

@@ -54,6 +54,12 @@ export function processRefund(ctx: SandboxContext, refund: RefundEntity): void {
   ctx.webhooks.emit('refund.processed', { refund, payment: ctx.state.payments.get(refund.payment_id) });
 }
 
+/** GET /payments/:id/refunds: the payment's refunds, newest first (as Razorpay lists). */
+export function refundsOfPayment(ctx: SandboxContext, paymentId: string): RefundEntity[] {
+  fetchPayment(ctx, paymentId);
+  return [...ctx.state.refunds.values()].filter((r) => r.payment_id === paymentId).reverse();
+}
+
 export function fetchRefund(ctx: SandboxContext, id: string): RefundEntity {
   const refund = ctx.state.refunds.get(id);
   if (!refund) throw idNotFound();

@@ -2,14 +2,17 @@
  * adapter sends X-Refund-Idempotency (our refund id) with the receipt; a lost answer is asked again
  * under the same key and learns the same refund; a transient rejection is retried with backoff by the
  * missed-webhook sweep (real Temporal); a terminal rejection lands in the ops queue
- * (GET /ops/refunds?status=rejected, role ops) with its code. The sandbox's ledger shows the money. */
+ * (GET /ops/refunds?status=rejected, role ops) with its code. The sandbox's ledger shows the money.
+ * Issue 19 item 7: a 'duplicate receipt' answer (the refund exists, its id unknown) whose webhooks are
+ * lost is found by the sweep among the payment's refunds by our receipt; one never found is flagged
+ * for ops, never made again. */
 import { call, placeSplitOrder, postSignedWebhook, runMissedWebhookSweep, seedVendor, startSplitStack, until, type SplitStack } from './splits.support';
 
 describe('refunds: idempotent, retried with backoff, and never silently rejected', () => {
   let s: SplitStack;
 
   beforeAll(async () => {
-    s = await startSplitStack({ name: 'refund-retries', env: { REFUND_RETRY_BACKOFF_MS: '400', REFUND_RETRY_BACKOFF_MAX_MS: '2000' } });
+    s = await startSplitStack({ name: 'refund-retries', env: { REFUND_RETRY_BACKOFF_MS: '400', REFUND_RETRY_BACKOFF_MAX_MS: '2000', REFUND_RECEIPT_LOOKUP_GIVE_UP_MS: '1500' } });
   });
   afterAll(async () => {
     await s?.close();
@@ -81,6 +84,69 @@ describe('refunds: idempotent, retried with backoff, and never silently rejected
     } finally {
       await s.control.setPlatformBalance(Math.max(balance, await s.control.platformBalance()));
     }
+  });
+
+  /** Our request for a fresh orphan capture, left `requested` with no answer (three 5xx), every webhook lost. */
+  const unansweredOrphanRefund = async (amountPaise: number) => {
+    await s.control.setWebhookDelivery(false);
+    const orphan = await s.control.capturedPaymentWithoutOrder(amountPaise);
+    const captured = (await s.control.webhookEvents()).find((e) => e.event === 'payment.captured' && e.body.includes(orphan.id));
+    await s.control.injectFault({ endpoint: 'refunds.create', fault: { kind: 'server_error_before' }, calls: [1, 2, 3] });
+    expect((await postSignedWebhook(s, captured!.body, captured!.id)).status).toBe(200);
+    const row = await until(() => refundRow(orphan.id), (r) => r != null);
+    await until(() => attemptsOf(row.id), (a) => a.length === 3);
+    await s.control.clearFaults();
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'requested', gateway_refund_id: null });
+    return { orphan, refundId: row.id as string };
+  };
+
+  test('when Razorpay answers our refund "duplicate receipt" and every refund webhook is lost, then the sweep finds it among the payment\'s refunds by our receipt and records its id and processed', async () => {
+    const { orphan, refundId } = await unansweredOrphanRefund(15_000);
+    // An earlier try went through under a key Razorpay no longer remembers: the refund exists with our receipt.
+    const earlier = await s.gateway.createRefund({
+      paymentId: orphan.id, amountPaise: 15_000, receipt: refundId, idempotencyKey: `${refundId}_forgotten`, notes: { refund_request_id: refundId, reason: 'orphan_capture' },
+    });
+    expect(earlier.type).toBe('accepted');
+    await s.control.drainWebhooks(); // processed at the gateway; its webhooks are not delivered
+    const [made] = await atProvider(orphan.id);
+    expect(made).toMatchObject({ receipt: refundId, status: 'processed' });
+
+    expect((await runMissedWebhookSweep(s)).refundsRetried).toBe(1);
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'pending', gateway_refund_id: null });
+    expect((await attemptsOf(refundId)).map((a) => a.outcome)).toEqual(['unknown', 'unknown', 'unknown', 'already_made']);
+
+    await runMissedWebhookSweep(s);
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'processed', gateway_refund_id: made!.id, last_code: null });
+    expect(await atProvider(orphan.id)).toHaveLength(1);
+    expect((await attemptsOf(refundId)).map((a) => a.outcome)).toEqual(['unknown', 'unknown', 'unknown', 'already_made']);
+  });
+
+  test('when a "duplicate receipt" refund is not among the payment\'s refunds past REFUND_RECEIPT_LOOKUP_GIVE_UP_MS, then it stays pending, is flagged in the ops queue and is never made again', async () => {
+    const { orphan, refundId } = await unansweredOrphanRefund(16_000);
+    // Our receipt was taken by a refund made by hand on another payment, a wallet top-up's (receipts are
+    // unique across the merchant); its refund webhook, when it comes, matches none of ours.
+    const topup = await call(s.apiUrl, 'POST', '/v1/wallets/employee/e-receipt-elsewhere/top-ups', { amountPaise: 20_000 }, s.keys.ordering);
+    expect(topup.status).toBe(201);
+    const other = await s.control.payOrder(topup.body.topup.gatewayOrderId);
+    expect((await s.gateway.createRefund({ paymentId: other.id, amountPaise: 1_000, receipt: refundId, idempotencyKey: `${refundId}_elsewhere` })).type).toBe('accepted');
+
+    expect((await runMissedWebhookSweep(s)).refundsRetried).toBe(1);
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'pending', gateway_refund_id: null });
+    // Looked for and not found, inside the bound: left as it is.
+    await runMissedWebhookSweep(s);
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'pending', gateway_refund_id: null, last_code: null });
+
+    await new Promise((r) => setTimeout(r, 1_600));
+    await runMissedWebhookSweep(s);
+    const flagged = await refundRow(orphan.id);
+    expect(flagged).toMatchObject({ status: 'pending', gateway_refund_id: null, last_code: 'REFUND_NOT_FOUND_BY_RECEIPT' });
+    const queue = (await call(s.opsUrl, 'GET', '/ops/refunds?status=pending', undefined, s.keys.ops)).body.refunds;
+    expect(queue).toEqual(expect.arrayContaining([expect.objectContaining({ id: refundId, paymentId: orphan.id, lastCode: 'REFUND_NOT_FOUND_BY_RECEIPT', gatewayRefundId: null })]));
+
+    await runMissedWebhookSweep(s);
+    expect(await atProvider(orphan.id)).toEqual([]);
+    expect((await attemptsOf(refundId)).map((a) => a.outcome)).toEqual(['unknown', 'unknown', 'unknown', 'already_made']);
+    expect(await refundRow(orphan.id)).toMatchObject({ status: 'pending', last_code: 'REFUND_NOT_FOUND_BY_RECEIPT' });
   });
 
   test('when the gateway refuses a refund for good, then it is rejected with its code, in the ops queue, and never asked again', async () => {

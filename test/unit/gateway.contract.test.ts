@@ -351,6 +351,20 @@ describe('refunds', () => {
     expect((await control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
   });
 
+  test('when a payment has refunds, then listPaymentRefunds returns each with its receipt and status, and none of another payment', async () => {
+    const { payment } = await paidOrder(10_000);
+    const { payment: other } = await paidOrder(10_000);
+    const receipts = [refundKey(), refundKey()];
+    const made = [];
+    for (const receipt of receipts) made.push(expectAccepted(await gateway.createRefund({ paymentId: payment.id, amountPaise: 3_000, receipt, notes: { refund_request_id: receipt } })));
+    expectAccepted(await gateway.createRefund({ paymentId: other.id, amountPaise: 1_000, receipt: refundKey() }));
+    await control.drainWebhooks();
+    const listed = await gateway.listPaymentRefunds(payment.id);
+    expect(listed.map((r) => r.id).sort()).toEqual(made.map((r) => r.id).sort());
+    expect(listed).toEqual(expect.arrayContaining(receipts.map((receipt) => expect.objectContaining({ receipt, payment_id: payment.id, status: 'processed', notes: { refund_request_id: receipt } }))));
+    expect(await gateway.listPaymentRefunds((await paidOrder(10_000)).payment.id)).toEqual([]);
+  });
+
   test('when a refund is rejected, then the rejection is replayed under its key and a fresh key succeeds once it can', async () => {
     const { payment } = await paidOrder(10_000);
     const balance = await control.platformBalance();

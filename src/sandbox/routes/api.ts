@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SandboxContext } from '../context';
 import { invalidApiKey, RazorpayApiError } from '../errors';
 import { captureByApi, createOrder, fetchOrder, fetchPayment, orderPayments } from '../checkout';
-import { createRefund, fetchRefund } from '../refunds';
+import { createRefund, fetchRefund, refundsOfPayment } from '../refunds';
 import { createDirectTransfer, createPaymentTransfers, fetchTransfer, listTransfers, reversalsOf, reverseTransfer, transfersOfPayment } from '../transfers';
 import { captureBody, collection, directTransferBody, orderBody, parseListQuery, parseRequest, paymentTransfersBody, refundBody, reversalBody } from '../rules';
 import type { IdempotencyStore } from '../idempotency';
@@ -91,6 +91,11 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
       if (typeof key === 'string') ctx.state.refundIdempotencyKeys.set(refund.id, key);
       return ok(refund);
     });
+  }));
+  app.get('/v1/payments/:id/refunds', (req, reply) => runGuarded(ctx, signal, 'payments.refunds', req, reply, async (hold) => {
+    await hold();
+    const q = parseListQuery(query(req));
+    return ok(collection(refundsOfPayment(ctx, params(req).id).slice(q.skip, q.skip + q.count)));
   }));
   app.post('/v1/payments/:id/transfers', (req, reply) => runGuarded(ctx, signal, 'payments.transfers', req, reply, async (hold) => {
     await hold();

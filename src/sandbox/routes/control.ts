@@ -19,7 +19,7 @@ const faultRule = z.object({
   endpoint: z.enum([
     'orders.create', 'orders.fetch', 'orders.payments', 'payments.fetch', 'payments.capture', 'payments.transfers', 'transfers.create',
     'transfers.fetch', 'transfers.list', 'refunds.create', 'refunds.fetch', 'settlements.recon', 'settlements.fetch', 'settlements.list',
-    'transfers.reverse', 'transfers.reversals', '*',
+    'transfers.reverse', 'transfers.reversals', 'payments.refunds', '*',
   ]),
   fault: faultKind,
   calls: z.array(z.number().int().min(1)).optional(),
