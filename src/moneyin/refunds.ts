@@ -8,8 +8,10 @@
  * rejection the key becomes `<id>_r<n>`: a provider may replay a remembered rejection for a key.
  *
  * A payment whose gateway order carried a Route split may have paid the vendor's share out of it:
- * such a refund is made with `reverse_all` when the provider lists a transfer on the payment, so the
- * share comes back from the linked account instead of the platform paying the customer twice over.
+ * such a refund is made with `reverse_all` when the share must come back from the linked account (a
+ * cancelled order, or a second capture while the kept payment carries a split too), from the
+ * platform balance when the split on it is the vendor's only one, and waits while the split may
+ * still run (splitReversal.ts).
  *
  * Outcomes: accepted → `pending` (the refund.* webhooks move it on); a transient rejection (the
  * balance can come back) → stays `requested` with `next_attempt_at` (doubling from
@@ -25,6 +27,8 @@ import { GatewayCallError, type Gateway, type MoneyOutcome, type ProviderError, 
 import { logger } from '../logger';
 import type { AfterCommit } from './afterCommit';
 import { newRefundId } from './ids';
+import { SPLIT_RETRY_WINDOW_MS } from './splitTransfers';
+import { SPLIT_NOT_FINAL, splitReversal, type SplitReversal } from './splitReversal';
 import type { RefundEntity } from './webhookEnvelope';
 
 export type RefundReason = 'orphan_capture' | 'order_cancelled' | 'duplicate_capture';
@@ -75,15 +79,20 @@ export function requestRefundAfterCommit(refundId: string | null, deps: RefundDe
 
 interface RefundRequestRow {
   payment_id: string; amount_paise: number; reason: string; attempts: number; idempotency_key: string | null; order_carries_split: boolean;
+  /** A second capture's refund: the payment that keeps the order paid. */
+  kept_payment_id: string | null;
+  split_status: 'expected' | 'processed' | 'failed' | null;
+  retry_window_passed: boolean;
 }
 
-/** Whether to refund with `reverse_all`: only the provider knows whether the split ran on this payment
- * (on a second capture of a split order it did not). Null: the provider could not be asked. */
-async function transfersToReverse(gateway: Gateway, refundId: string, row: RefundRequestRow): Promise<boolean | null> {
-  if (!row.order_carries_split) return false;
+/** Whether to refund with `reverse_all` (splitReversal.ts): only the provider knows which payment the
+ * split ran on. Null: the provider could not be asked. */
+async function reversalFor(gateway: Gateway, refundId: string, row: RefundRequestRow): Promise<SplitReversal | null> {
+  if (!row.order_carries_split) return { kind: 'keep' };
   try {
-    const transfers = await gateway.listPaymentTransfers(row.payment_id);
-    return transfers.some((t) => t.status !== 'failed' && t.status !== 'reversed');
+    const refundedPaymentTransfers = await gateway.listPaymentTransfers(row.payment_id);
+    const keptPaymentTransfers = row.kept_payment_id ? await gateway.listPaymentTransfers(row.kept_payment_id) : null;
+    return splitReversal({ splitStatus: row.split_status, keptPaymentTransfers, refundedPaymentTransfers, retryWindowPassed: row.retry_window_passed });
   } catch (err) {
     if (!(err instanceof GatewayCallError)) throw err;
     logger.error({ err, refundId, paymentId: row.payment_id }, 'could not list the payment transfers before a refund; asking again later');
@@ -102,15 +111,31 @@ async function appendAttempt(db: Db, a: { refundId: string; attemptNo: number; k
 export async function requestRefund(deps: RefundDeps, refundId: string): Promise<RefundRequestResult> {
   const retry = deps.config ?? DEFAULT_RETRY;
   const { rows } = await deps.db.query<RefundRequestRow>(
-    `SELECT r.payment_id, r.amount_paise, r.reason, r.attempts, r.idempotency_key, (o.split_transfer_paise IS NOT NULL) AS order_carries_split
-       FROM refunds r LEFT JOIN orders o ON o.id = r.order_id
+    `SELECT r.payment_id, r.amount_paise, r.reason, r.attempts, r.idempotency_key, (o.split_transfer_paise IS NOT NULL) AS order_carries_split,
+            CASE WHEN r.reason = 'duplicate_capture' AND o.paid_payment_id <> r.payment_id THEN o.paid_payment_id END AS kept_payment_id,
+            s.status AS split_status,
+            COALESCE(p.captured_at, r.created_at) < now() - make_interval(secs => $2::double precision / 1000) AS retry_window_passed
+       FROM refunds r LEFT JOIN orders o ON o.id = r.order_id LEFT JOIN split_transfers s ON s.order_id = r.order_id
+            LEFT JOIN payments p ON p.id = r.payment_id
       WHERE r.id = $1 AND r.status = 'requested' AND r.gateway_refund_id IS NULL`,
-    [refundId],
+    [refundId, SPLIT_RETRY_WINDOW_MS],
   );
   const row = rows[0];
   if (!row) return 'nothing_to_do';
-  const reverseAll = await transfersToReverse(deps.gateway, refundId, row);
-  if (reverseAll === null) return 'unknown';
+  const reversal = await reversalFor(deps.gateway, refundId, row);
+  if (reversal === null) return 'unknown';
+  if (reversal.kind === 'ask_later') {
+    // Nothing was asked of the refund endpoint: the same backoff as a balance refusal, no attempt spent.
+    const delayMs = refundRetryDelayMs(row.attempts + 1, retry);
+    await deps.db.query(
+      `UPDATE refunds SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_code = $3, last_error = $4, updated_at = now()
+        WHERE id = $1 AND status = 'requested'`,
+      [refundId, delayMs, SPLIT_NOT_FINAL, JSON.stringify({ why: reversal.why })],
+    );
+    logger.warn({ refundId, paymentId: row.payment_id, why: reversal.why, delayMs }, 'refund of a split payment waits for the split to be final');
+    return 'retry_later';
+  }
+  const reverseAll = reversal.kind === 'reverse';
   const key = row.idempotency_key ?? refundId;
   const attemptNo = row.attempts + 1;
   await deps.db.query('UPDATE refunds SET attempts = $2, idempotency_key = $3, reverse_all = $4, updated_at = now() WHERE id = $1', [refundId, attemptNo, key, reverseAll]);

@@ -4,11 +4,13 @@
  * owed offline only once Razorpay has stopped retrying it, and a later transfer.processed settles it.
  * The sandbox's ledger (its transfer, the linked account's balance) shows where the money is. */
 import { randomBytes } from 'node:crypto';
+import { requestRefund } from '../../src/moneyin/refunds';
+import { SPLIT_NOT_FINAL } from '../../src/moneyin/splitReversal';
 import { SPLIT_RETRY_WINDOW_MS } from '../../src/moneyin/splitTransfers';
 import { splitTransferSweepWorkflow } from '../../src/workflows/splitTransfer';
 import { recordHistory } from './payoutSeed';
 import {
-  openOfflineLedger, placeSplitOrder, runMissedWebhookSweep, runSplitSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack,
+  call, openOfflineLedger, placeSplitOrder, runMissedWebhookSweep, runSplitSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack,
 } from './splits.support';
 
 describe('splits: followed with the provider until final', () => {
@@ -142,5 +144,40 @@ describe('splits: followed with the provider until final', () => {
     await s.control.drainWebhooks();
     await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed');
     expect(await runSplitSweep(s)).toMatchObject({ checked: 0 });
+  });
+});
+
+describe('splits: a refund waits while the split may still run (issue 19 item 2)', () => {
+  let s: SplitStack;
+
+  beforeAll(async () => {
+    s = await startSplitStack({ name: 'split-refund-waits', sandbox: { transferProcessingDelayMs: 600_000 } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  test('when a cancelled split order is paid while its split has failed, then the refund waits instead of leaving the share with the vendor, and reverses it once Razorpay retries the split', async () => {
+    const vendor = await seedVendor(s, `wait_${randomBytes(3).toString('hex')}`);
+    const order = await placeSplitOrder(s, vendor);
+    expect((await call(s.apiUrl, 'POST', `/v1/orders/${order.orderId}/cancel`, {}, s.keys.ordering)).status).toBe(200);
+    await s.control.setWebhookDelivery(false);
+    const payment = await s.control.payOrder(order.gatewayOrderId);
+    const [split] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    await s.control.processPendingTransfers({ fail: [split!.id] });
+    await s.control.setWebhookDelivery(true);
+    await s.control.drainWebhooks();
+    const refundOf = async () => (await s.db.query('SELECT * FROM refunds WHERE payment_id = $1', [payment.id])).rows[0];
+    const waiting = await until(refundOf, (r) => r?.last_code === SPLIT_NOT_FINAL);
+    expect(waiting).toMatchObject({ status: 'requested', gateway_refund_id: null, attempts: 0 });
+    expect((await s.control.refunds()).filter((r) => r.payment_id === payment.id)).toEqual([]);
+
+    // Razorpay's next-day retry processes the split; the refund, asked again, takes the share back.
+    await s.control.retryFailedTransfers({ only: [split!.id] });
+    expect(await requestRefund({ db: s.db, gateway: s.gateway }, waiting.id)).toBe('accepted');
+    expect(await refundOf()).toMatchObject({ reverse_all: true });
+    const [after] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    expect(after).toMatchObject({ status: 'reversed', amount_reversed: order.splitPaise });
+    expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(0);
   });
 });

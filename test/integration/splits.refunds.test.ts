@@ -3,7 +3,9 @@
  * `reverse_all`, so the share comes back from the linked account (the sandbox's ledger shows it);
  * a second capture on a split order, which carried no transfer, is refunded alone and the vendor
  * keeps the split of the order it served. Real Temporal, PostgreSQL and the sandbox over HTTP. */
-import { call, openOfflineLedger, placeSplitOrder, seedVendor, splitRow, startSplitStack, until, type SplitStack } from './splits.support';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { call, openOfflineLedger, placeSplitOrder, postSignedWebhook, seedVendor, splitRow, startSplitStack, until, type SplitStack } from './splits.support';
 
 describe('splits: refunds reverse the vendor share the documented way', () => {
   let s: SplitStack;
@@ -63,5 +65,39 @@ describe('splits: refunds reverse the vendor share the documented way', () => {
     expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'processed' });
     expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
     expect(ours).toMatchObject({ reverse_all: false });
+  });
+  test('when the order is paid by a late capture and the payment that carries the split arrives second, then its refund comes from the balance and the vendor keeps its only split (issue 19 item 1)', async () => {
+    const vendor = await seedVendor(s, 'dup_split_first');
+    const order = await placeSplitOrder(s, vendor);
+    const early = await s.control.failPayment(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    // Razorpay captures `first` and runs the order's split on it; its webhooks go elsewhere (answered
+    // 200 and lost to us), so our endpoint hears none of it yet.
+    const blackHole = http.createServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    await s.control.setWebhookTarget(`http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/`);
+    const first = await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    await s.control.setWebhookTarget(`${s.apiUrl}/webhooks/razorpay`);
+    blackHole.close();
+    const [split] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    expect(split).toMatchObject({ source: order.gatewayOrderId });
+    // The bank authorises the failed attempt late: its capture is the first we hear, so it pays the order.
+    await s.control.lateAuthorize(early.id);
+    await s.control.drainWebhooks();
+    await until(async () => (await s.db.query('SELECT paid_payment_id FROM orders WHERE id = $1', [order.orderId])).rows[0], (r) => r?.paid_payment_id === early.id);
+    // Then the split is known to us as processed, and first's capture finally arrives.
+    const lost = async (event: string, id: string) => (await s.control.webhookEvents()).find((e) => e.event === event && e.body.includes(id));
+    await until(() => lost('transfer.processed', split!.id), (e) => e !== undefined);
+    expect((await postSignedWebhook(s, (await lost('transfer.processed', split!.id))!.body)).status).toBe(200);
+    await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed' && r.provider_transfer_id === split!.id);
+    const captured = await lost('payment.captured', first.id);
+    expect((await postSignedWebhook(s, captured!.body)).status).toBe(200);
+    const [ours] = await until(() => refundsOf(first.id), (rows) => rows[0]?.gateway_refund_id != null);
+    expect(ours).toMatchObject({ reason: 'duplicate_capture', reverse_all: false });
+    const [after] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    expect(after).toMatchObject({ status: 'processed', amount_reversed: 0 });
+    expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(order.splitPaise);
+    expect((await s.control.refunds()).map((r) => r.payment_id)).not.toContain(early.id);
   });
 });
