@@ -42,7 +42,7 @@ type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
 type AttemptBase = { payoutId: string; attemptNo: number; idempotencyKey: string; runId: string };
 
 /** Room for the gate's commit and the answer's return around the transfer's own timeout. */
-const SEND_MARGIN_MS = 1_000;
+const SEND_MARGIN_MS = 250;
 
 function currentRunId(): string {
   return Context.current().info.workflowExecution?.runId ?? 'outside-workflow';

@@ -38,7 +38,9 @@ export type CaptureCheck =
  * customer share, already confirmed, or the claim is no longer this one — the gate says so). */
 export async function captureToConfirm(db: Pick<Db, 'query'>, claim: { payoutId: string; attemptNo: number; idempotencyKey: string }): Promise<RecordedCapture | null> {
   const { rows } = await db.query<{ order_id: string; gateway_order_id: string | null; payment_id: string | null; amount_paise: number | null; capture_confirmed_at: Date | null }>(
-    `SELECT o.id AS order_id, o.gateway_order_id, pay.id AS payment_id, pay.amount_paise, pay.capture_confirmed_at
+    // The payment the order was paid on, even if money in holds no row of it (a capture applied from a
+    // sighting that recorded none): the provider is asked all the same, against the customer share.
+    `SELECT o.id AS order_id, o.gateway_order_id, o.paid_payment_id AS payment_id, COALESCE(pay.amount_paise, o.customer_share_paise) AS amount_paise, pay.capture_confirmed_at
        FROM payouts p
        JOIN orders o ON o.id = p.order_id
        LEFT JOIN payments pay ON pay.id = o.paid_payment_id
