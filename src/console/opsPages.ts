@@ -10,13 +10,13 @@ import { orderView } from '../moneyin/orderView';
 import { transferIdSchema } from '../domain/schemas';
 import { createGateway } from '../gateway';
 import { fetchTransferEvidence } from '../payouts/externalTransfer';
-import { applyOpsDecision, decisionNotTaken } from '../payouts/humanQueue';
+import { decideOnPayout, decisionNotTaken } from '../payouts/humanQueue';
 import { pauseTransfers, readTransferSwitch, requestsPastTheGate, setTransfersPaused, type InFlightRequests } from '../payouts/killSwitch';
 import { listHumanQueue } from '../payouts/queue';
 import { explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../payouts/afterDecision';
-import { awaitsHuman } from '../payouts/stateMachine';
+import { awaitsHuman, statusesAllowing } from '../payouts/stateMachine';
 import { html, type Html } from './html';
 import { csrfField, formatAge, page } from './layout';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
@@ -26,7 +26,7 @@ const PATH_OF_ACTION = Object.fromEntries(Object.entries(ACTION_OF_PATH).map(([p
 const ACTION_WORDS: Record<OpsAction, { label: string; explain: string }> = {
   retry: { label: 'Retry', explain: 'The payout gets a fresh budget of attempts and its run tries the transfer again.' },
   mark_paid_externally: { label: 'Mark paid externally', explain: 'Records that the vendor was paid outside our send: by the Razorpay transfer you found (checked against this payout before anything changes: its notes, amount and account), or with a bank reference. Nothing is sent.' },
-  pay_offline: { label: 'Pay offline', explain: 'The payout joins the open offline ledger; no transfer is ever sent for it.' },
+  pay_offline: { label: 'Pay offline', explain: 'Finance pays the vendor by hand: the payout moves to offline and joins the open offline ledger, and no transfer is ever sent for it (a pending or failed payout too, e.g. while transfers are paused: no claim takes it afterwards). If a request of ours went out without a definitive answer, Razorpay is asked first, and a live transfer carrying this payout\'s id refuses the decision: mark paid externally with that transfer instead.' },
   cancel: { label: 'Cancel', explain: 'The payout is not owed by transfer. Nothing is sent.' },
 };
 
@@ -64,7 +64,7 @@ ${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.pay
 
 export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
-  // Fetches the transfer a mark-paid decision names.
+  // Fetches the transfer a mark-paid decision names; lists transfers before a pay-offline one.
   const gateway = deps.gateway ?? createGateway(deps.config);
 
   app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch'), async (request, reply) => {
@@ -124,6 +124,8 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
     ]);
     const waiting = awaitsHuman(payout.status);
     const reason = waiting ? explainPayoutCode(payout.lastCode, payout.status) : null;
+    // Pending or failed: no decision is waited for, but finance may pay it by hand (e.g. while paused).
+    const payableByHand = !waiting && statusesAllowing({ type: 'ops_pay_offline' }).includes(payout.status);
     const decided = z.object({ decided: z.enum(OPS_ACTIONS).optional(), already: z.string().optional() }).parse(request.query ?? {});
     return sendPage(reply, page({
       title: `Payout for ${orderId}`, session, current: '/console/payouts',
@@ -138,6 +140,7 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
 <tr><th scope="row">Provider transfer</th><td><code>${payout.providerTransferId ?? '—'}</code>${payout.externalReference ? html` · external reference <code>${payout.externalReference}</code>` : ''}</td></tr>
 </tbody></table>
 ${waiting ? html`<p>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[a]}">${ACTION_WORDS[a].label}</a> `)}</p>` : ''}
+${payableByHand ? html`<p>Not paid yet: its run sends the transfer when it is due${payout.nextAttemptAt ? ` (${when(payout.nextAttemptAt)})` : ''}, or waits while transfers are paused. To have finance pay it by hand instead: <a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION.pay_offline}">${ACTION_WORDS.pay_offline.label}</a></p>` : ''}
 <h2>Attempts</h2>
 <table><thead><tr><th scope="col" class="num">#</th><th scope="col">Outcome</th><th scope="col">Provider code</th><th scope="col">Transfer</th><th scope="col">At</th><th scope="col">Raw answer</th></tr></thead>
 <tbody>${attempts.rows.length ? attempts.rows.map((a) => html`<tr><td class="num">${a.attempt_no}</td><td>${a.outcome}</td><td><code>${a.provider_code ?? '—'}</code></td><td><code>${a.provider_transfer_id ?? '—'}</code></td><td>${when(a.created_at)}</td>
@@ -179,7 +182,7 @@ ${action === 'mark_paid_externally' ? html`<p>Give the transfer id, the referenc
     return sendPage(reply, decidePage(request, orderId, ACTION_OF_PATH[path]!, summary));
   });
 
-  app.post('/console/payouts/:orderId/decide/:action', consoleRoute('ops', 'Console: decide on a parked or review payout (audited, then signalled to its run)'), async (request, reply) => {
+  app.post('/console/payouts/:orderId/decide/:action', consoleRoute('ops', 'Console: decide on a parked or review payout, or pay a pending or failed one offline (audited, then signalled to its run)'), async (request, reply) => {
     const { orderId, action: path } = decideParams.parse(request.params);
     const action = ACTION_OF_PATH[path]!;
     const body = decisionBody.parse(request.body ?? {});
@@ -188,9 +191,9 @@ ${action === 'mark_paid_externally' ? html`<p>Give the transfer id, the referenc
     const actor = auditActor(request);
     // Asked before the decision's transaction: no transaction waits on the provider.
     const transfer = markPaid && body.transferId ? await fetchTransferEvidence(gateway, body.transferId) : undefined;
-    const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: markPaid ? body.reference : undefined, transfer }, cap);
+    const result = await decideOnPayout(deps.db, gateway, { orderId, action, actor, reason: body.reason, reference: markPaid ? body.reference : undefined, transfer }, cap);
     if (result.kind !== 'applied' && result.kind !== 'already_in_effect') throw decisionNotTaken(orderId, result);
-    if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
+    if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor }, result.decidedFrom);
     return reply.redirect(`/console/payouts/${encodeURIComponent(orderId)}?decided=${action}${result.kind === 'already_in_effect' ? '&already=1' : ''}`, 303);
   });
 }

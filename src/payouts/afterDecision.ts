@@ -2,15 +2,20 @@
  * them (the ops API, the console): the decision stands even if Temporal does not answer, because
  * the run re-reads its row and the Schedule's sweep does the resume's work at its next tick. */
 import type { Client } from '@temporalio/client';
-import type { OpsDecision } from '../contracts/payout';
+import type { OpsDecision, PayoutStatus } from '../contracts/payout';
 import { logger } from '../logger';
 import { signalOpsDecision } from './signals';
-import { startPayoutSweepNow } from './temporalStarter';
+import { startPayoutSweepNow, wakePayoutWorkflow } from './temporalStarter';
 
-export async function signalDecisionAfterCommit(temporal: Client | undefined, taskQueue: string, orderId: string, decision: OpsDecision): Promise<void> {
+/** `decidedFrom`: the status the decision moved the payout from. */
+export async function signalDecisionAfterCommit(temporal: Client | undefined, taskQueue: string, orderId: string, decision: OpsDecision, decidedFrom: PayoutStatus): Promise<void> {
   if (!temporal) return;
   try {
     await signalOpsDecision(temporal, taskQueue, orderId, decision);
+    // A pending or failed payout's run waits on the kill switch (or a backoff), not on a decision,
+    // and the ops signal does not end that wait: the resume signal does, and its claim then finds
+    // the row offline and ends the run. (The sweep after a resume wakes only open payouts.)
+    if (decision.action === 'pay_offline' && (decidedFrom === 'pending' || decidedFrom === 'failed')) await wakePayoutWorkflow(temporal, taskQueue, orderId);
   } catch (err) {
     logger.error({ err, orderId, action: decision.action }, 'ops decision committed but the payout run could not be signalled');
   }

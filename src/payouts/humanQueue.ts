@@ -2,16 +2,18 @@
  * externally (sends nothing: records the bank or provider reference, or takes the provider transfer
  * ops found as the payout's own — fetched by the caller before this transaction, judged here under
  * the row lock, see externalTransfer.ts), pay offline (finance pays it by hand: it joins the open
- * offline ledger and no transfer is ever sent), cancel. Each commits the status change and its
- * review_actions row together; the caller signals the workflow after the commit. */
+ * offline ledger and no transfer is ever sent; also from pending or failed, and never while a
+ * transfer of ours may pay it, see liveTransferCheck.ts), cancel. Each commits the status change and
+ * its review_actions row together; the caller signals the workflow after the commit. */
 import { AppError } from '../appError';
-import type { OpsAction, PayoutView } from '../contracts/payout';
+import type { OpsAction, PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
-import type { RzpTransfer } from '../gateway/types';
+import type { Gateway, RzpTransfer } from '../gateway/types';
 import { alreadyRecordedRefusal, judgeTransferEvidence, transferColumns, type TransferRefusal } from './externalTransfer';
+import { checkPayByHand, listingNeededFor, listTransfersCarryingNote, payByHandRefused, type PayByHandRefusal, type ProviderListing } from './liveTransferCheck';
 import { KEY_EXPIRED } from './outcomes';
 import { findPayoutByOrder, freshKeyColumns, lockPayout, transition } from './repository';
-import { awaitsHuman, type PayoutEvent } from './stateMachine';
+import { awaitsHuman, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 export interface OpsDecisionInput {
   orderId: string;
@@ -22,16 +24,21 @@ export interface OpsDecisionInput {
   reference?: string;
   /** For mark_paid_externally: the provider transfer that paid it, as the provider answered a fetch just now. */
   transfer?: RzpTransfer;
+  /** For pay_offline: the transfers carrying the payout's note, as the provider listed them just now. */
+  listing?: ProviderListing;
 }
 
 export type OpsDecisionResult =
-  | { kind: 'applied'; payout: PayoutView }
+  /** `decidedFrom`: the status the decision moved the payout from. */
+  | { kind: 'applied'; payout: PayoutView; decidedFrom: PayoutStatus }
   /** The same decision was made before and still stands (a repeated click, a retried request). */
   | { kind: 'already_in_effect'; payout: PayoutView }
   | { kind: 'not_found' }
-  | { kind: 'not_awaiting_decision'; payout: PayoutView }
+  | { kind: 'not_awaiting_decision'; payout: PayoutView; allowedFrom: PayoutStatus[] }
   /** The transfer named is not this payout's (note, amount, account, status), or another payout holds it. */
-  | { kind: 'transfer_refused'; payout: PayoutView; refusal: TransferRefusal };
+  | { kind: 'transfer_refused'; payout: PayoutView; refusal: TransferRefusal }
+  /** Pay offline while a transfer of ours may pay it, or without a listing that covers its sends. */
+  | PayByHandRefusal;
 
 const EVENT_OF: Record<OpsAction, PayoutEvent> = {
   retry: { type: 'ops_retry' },
@@ -93,6 +100,7 @@ function decisionChange(input: OpsDecisionInput, payout: PayoutView, attemptCap:
 export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
   if (input.action === 'mark_paid_externally' && !input.reference && !input.transfer) throw new Error('mark_paid_externally needs a reference or a transfer');
   if (input.action !== 'mark_paid_externally' && input.transfer) throw new Error(`${input.action} takes no transfer`);
+  if (input.action !== 'pay_offline' && input.listing) throw new Error(`${input.action} takes no provider listing`);
   return inTransaction(db, async (tx) => {
     const found = await findPayoutByOrder(tx, input.orderId, attemptCap);
     if (!found) return { kind: 'not_found' };
@@ -102,15 +110,34 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
       if (refusal) return { kind: 'transfer_refused', payout, refusal };
     }
     const { event, set } = decisionChange(input, payout, attemptCap);
+    if (input.action === 'pay_offline' && statusesAllowing(event).includes(payout.status)) {
+      // Under the lock a claim also takes: once this commits, no claim takes the row.
+      const check = await checkPayByHand(tx, payout, input.listing);
+      if (check.kind !== 'clear') return check;
+      Object.assign(set, check.set);
+    }
     if (!(await transition(tx, payout, event, set))) {
-      return (await lastDecisionIs(tx, payout, input)) ? { kind: 'already_in_effect', payout } : { kind: 'not_awaiting_decision', payout };
+      return (await lastDecisionIs(tx, payout, input)) ? { kind: 'already_in_effect', payout } : { kind: 'not_awaiting_decision', payout, allowedFrom: statusesAllowing(event) };
     }
     await tx.query(
       'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
       [payout.id, input.actor, input.action, input.reason, auditedReference(input)],
     );
-    return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap) };
+    return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap), decidedFrom: payout.status };
   });
+}
+
+/** A decision as the ops surfaces take it. Pay offline on a payout whose key went out asks the
+ * provider first, outside any transaction; a row that sent again before the lock is listed again. */
+export async function decideOnPayout(db: Db, gateway: Gateway, input: OpsDecisionInput, attemptCap: number): Promise<OpsDecisionResult> {
+  if (input.action !== 'pay_offline') return applyOpsDecision(db, input, attemptCap);
+  const needed = await listingNeededFor(db, input.orderId);
+  let listing = needed ? await listTransfersCarryingNote(gateway, needed.payoutId, needed.window) : undefined;
+  for (let asked = 1; ; asked += 1) {
+    const result = await applyOpsDecision(db, { ...input, listing }, attemptCap);
+    if (result.kind !== 'provider_listing_needed' || asked === 3) return result;
+    listing = await listTransfersCarryingNote(gateway, result.payoutId, result.window);
+  }
 }
 
 export type DecisionNotTaken = Exclude<OpsDecisionResult, { kind: 'applied' | 'already_in_effect' }>;
@@ -121,8 +148,13 @@ export function decisionNotTaken(orderId: string, result: DecisionNotTaken): App
     case 'not_found':
       return new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
     case 'not_awaiting_decision':
-      return new AppError(409, 'payout_not_awaiting_decision', `payout is ${result.payout.status}; only parked or review payouts take ops decisions`);
+      return new AppError(409, 'payout_not_awaiting_decision', result.allowedFrom.join() === 'parked,review'
+        ? `payout is ${result.payout.status}; only parked or review payouts take ops decisions`
+        : `payout is ${result.payout.status}; this decision takes only ${result.allowedFrom.join(', ')} payouts`);
     case 'transfer_refused':
       return new AppError(result.refusal.httpStatus, result.refusal.code, result.refusal.message, result.refusal.details);
+    case 'provider_listing_needed':
+    case 'live_transfer_exists':
+      return payByHandRefused(orderId, result);
   }
 }

@@ -201,6 +201,9 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       await recordOfflineOwing(tx, orderId, order, route);
       payout = toView((await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId])).rows[0]!, opts.attemptCap);
     }
+    // Ops decided to pay it by hand (under this same row lock): never claimed, and no lost race
+    // either; the run ends on it.
+    if (payout.status === 'offline') return { kind: 'no_transfer', reason: 'ops decided to pay it offline', payout };
     // A retry of this run's claim whose first try committed (its completion was lost): still ours.
     if (payout.status === 'processing' && claimedByRun === opts.runId) return { kind: 'claimed', payout };
     const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');

@@ -1,5 +1,6 @@
 /** What the provider's own ledger says about a payout whose transfer outcome we do not know.
- * Pure: the resolver activity lists the transfers around the claim and asks this function. */
+ * Pure: the resolver activity lists the transfers around the claim and asks this function; the
+ * pay-offline decision asks the same listing (liveTransferCheck.ts). */
 import type { RzpTransfer } from '../gateway/types';
 
 /** The listing window around the moment the request was sent (design.md §6). */
@@ -28,6 +29,12 @@ export function transactionIdOf(transfer: Pick<RzpTransfer, 'notes'>): string | 
   const notes = transfer.notes;
   if (Array.isArray(notes)) return null; // Razorpay serialises empty notes as []
   return typeof notes.transaction_id === 'string' ? notes.transaction_id : null;
+}
+
+/** Transfers carrying this payout's note that may pay the vendor (not failed, not wholly reversed):
+ * while one exists, the payout is not paid again, by transfer or by hand. */
+export function liveTransfersCarryingNote(payoutId: string, transfers: readonly RzpTransfer[]): RzpTransfer[] {
+  return transfers.filter((t) => transactionIdOf(t) === payoutId && !NOT_PAID.has(t.status));
 }
 
 export function decideResolution(input: {

@@ -25,13 +25,18 @@ export type PayoutEvent =
    * which leaves the payout `accepted` while that transfer is still pending at the provider. */
   | { type: 'ops_mark_paid_externally'; transferPending?: boolean }
   | { type: 'ops_cancel' }
-  /** Ops will pay the vendor outside transfers: the payout joins the open offline ledger, once. */
+  /** Ops will pay the vendor by hand: the payout joins the open offline ledger, once, and no claim
+   * takes it after. Allowed wherever no transfer of ours is in flight or paying it. */
   | { type: 'ops_pay_offline' };
 
 export type PayoutEventType = PayoutEvent['type'];
 
 const TERMINAL: ReadonlySet<PayoutStatus> = new Set(['settled', 'cancelled', 'rerouted', 'offline']);
 const HUMAN_QUEUE: ReadonlySet<PayoutStatus> = new Set(['parked', 'review']);
+/** Not `processing` or `accepted`: a request of ours may be in flight or paying it there. From
+ * `pending` or `failed` (a run waiting out the kill switch or a backoff) the decision is taken under
+ * the row lock the claim takes too, so no claim wins after it. */
+const PAYABLE_BY_HAND: ReadonlySet<PayoutStatus> = new Set(['pending', 'failed', 'parked', 'review']);
 
 export function isTerminal(status: PayoutStatus): boolean {
   return TERMINAL.has(status);
@@ -68,7 +73,7 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
     case 'ops_cancel':
       return HUMAN_QUEUE.has(from) ? 'cancelled' : null;
     case 'ops_pay_offline':
-      return HUMAN_QUEUE.has(from) ? 'offline' : null;
+      return PAYABLE_BY_HAND.has(from) ? 'offline' : null;
   }
 }
 

@@ -55,11 +55,14 @@ describe('payout state machine', () => {
     expect(PAYOUT_STATUSES.filter(isTerminal).sort()).toEqual(['cancelled', 'offline', 'rerouted', 'settled']);
   });
 
-  test('when a claim is released without a request, then only a processing payout goes back to pending; pay offline only from the human queue', () => {
+  test('when a claim is released without a request, then only a processing payout goes back to pending; pay offline from wherever no transfer is in flight or paying', () => {
     expect(statusesAllowing({ type: 'claim_released' })).toEqual(['processing']);
     expect(nextStatus('processing', { type: 'claim_released' })).toBe('pending');
-    expect(statusesAllowing({ type: 'ops_pay_offline' })).toEqual(['parked', 'review']);
+    expect(statusesAllowing({ type: 'ops_pay_offline' })).toEqual(['pending', 'failed', 'parked', 'review']);
     expect(nextStatus('parked', { type: 'ops_pay_offline' })).toBe('offline');
+    expect(nextStatus('pending', { type: 'ops_pay_offline' })).toBe('offline');
+    expect(nextStatus('processing', { type: 'ops_pay_offline' })).toBeNull();
+    expect(nextStatus('accepted', { type: 'ops_pay_offline' })).toBeNull();
   });
 
   test('when the claim is compare-and-swapped, then only pending and failed rows match', () => {

@@ -1,7 +1,7 @@
 /** Ops routes for payouts (role `ops`): look a payout up by order id, decide on a parked
- * or review payout (retry / mark paid externally / cancel, each audited in review_actions and then
- * signalled to its run), pause (answering the requests already past the gate) or resume direct
- * transfers, read the counters. */
+ * or review payout (retry / mark paid externally / pay offline / cancel, each audited in
+ * review_actions and then signalled to its run; pay offline also on a pending or failed one), pause
+ * (answering the requests already past the gate) or resume direct transfers, read the counters. */
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -13,7 +13,7 @@ import { transferIdSchema } from '../../domain/schemas';
 import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
 import { fetchTransferEvidence } from '../../payouts/externalTransfer';
-import { applyOpsDecision, decisionNotTaken } from '../../payouts/humanQueue';
+import { decideOnPayout, decisionNotTaken, type OpsDecisionResult } from '../../payouts/humanQueue';
 import { listHumanQueue, queueFilterSchema } from '../../payouts/queue';
 import { explainPayoutCode } from '../../payouts/reasons';
 import { awaitsHuman } from '../../payouts/stateMachine';
@@ -30,7 +30,8 @@ export interface OpsPayoutDeps {
   config: Config;
   db: Db;
   temporal?: Client;
-  /** Fetches the transfer a mark-paid decision names (default: the Razorpay adapter built from config). */
+  /** Fetches the transfer a mark-paid decision names and lists the transfers before a pay-offline
+   * decision (default: the Razorpay adapter built from config). */
   gateway?: Gateway;
 }
 
@@ -51,7 +52,7 @@ const bulkBody = z.object({
 const DECISION_SUMMARY: Record<OpsAction, string> = {
   retry: 'Retry a parked or review payout (a fresh budget of attempts)',
   mark_paid_externally: 'Mark a payout paid outside our send, with the bank reference or the Razorpay transfer that paid it (checked against the payout; nothing is sent)',
-  pay_offline: 'Pay a payout offline: it joins the open offline ledger and no transfer is ever sent',
+  pay_offline: 'Pay a payout by hand: a pending, failed, parked or review payout moves to offline, joins the open offline ledger, and no transfer is ever sent for it',
   cancel: 'Cancel a payout: not owed by transfer',
 };
 
@@ -60,6 +61,11 @@ const MARK_PAID_DESCRIPTION = 'With `transferId`, the transfer is fetched from R
   + '(else 422 `transfer_note_mismatch`, `transfer_amount_mismatch`, `transfer_recipient_mismatch`, `transfer_not_paid`, or `transfer_not_found`; '
   + '409 `transfer_already_recorded` when another payout holds it). A processed transfer settles the payout at the provider\'s processing time; '
   + 'a pending one leaves it `accepted` until the provider processes it. The decision\'s audited reference is the transfer id.';
+
+const PAY_OFFLINE_DESCRIPTION = 'Taken under the payout\'s row lock, so no claim takes it afterwards; a processing or accepted payout is refused (409 `payout_not_awaiting_decision`). '
+  + 'When a request under the payout\'s current idempotency key went out with no definitive answer since (review after `AMBIGUOUS_PROVIDER_EVIDENCE`, `RESOLVER_LISTING_FAILING` or `IDEMPOTENCY_KEY_EXPIRED`, or a payout released after nothing was found), '
+  + 'Razorpay\'s transfers are listed first (502 `gateway_unavailable` when they cannot be, nothing changed); a transfer carrying the payout\'s id in its notes that is not failed or reversed refuses the decision '
+  + '(409 `live_transfer_exists`, `details.transferId`): if that transfer pays the payout, mark it paid externally with that `transferId`.';
 
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
 
@@ -81,8 +87,16 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     const actor = auditActor(request);
     const results = [];
     for (const orderId of new Set(body.orderIds)) {
-      const result = await applyOpsDecision(deps.db, { orderId, action: body.action, actor, reason: body.reason, reference: body.reference }, cap);
-      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action: body.action, actor });
+      let result: OpsDecisionResult;
+      try {
+        result = await decideOnPayout(deps.db, gateway, { orderId, action: body.action, actor, reason: body.reason, reference: body.reference }, cap);
+      } catch (err) {
+        // Razorpay could not be asked before paying this one offline: it is unchanged, the others go on.
+        if (!(err instanceof AppError) || err.code !== 'gateway_unavailable') throw err;
+        results.push({ orderId, result: err.code, status: (await findPayoutByOrder(deps.db, orderId, cap))?.status ?? null });
+        continue;
+      }
+      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action: body.action, actor }, result.decidedFrom);
       results.push({ orderId, result: result.kind, status: 'payout' in result ? result.payout.status : null });
     }
     return { action: body.action, results };
@@ -103,18 +117,19 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {
     const markPaid = action === 'mark_paid_externally';
+    const description = markPaid ? MARK_PAID_DESCRIPTION : action === 'pay_offline' ? PAY_OFFLINE_DESCRIPTION : undefined;
     app.post(`/ops/payouts/:orderId/${path}`, documented(ops, {
       summary: DECISION_SUMMARY[action], tags: ['ops'], params: orderParams, body: markPaid ? markPaidBody : reasonBody,
-      ...(markPaid && { description: MARK_PAID_DESCRIPTION }),
+      ...(description && { description }),
     }), async (request) => {
       const { orderId } = orderParams.parse(request.params);
       const body = markPaid ? markPaidBody.parse(request.body ?? {}) : { ...reasonBody.parse(request.body ?? {}), reference: undefined, transferId: undefined };
       const actor = auditActor(request);
       // Asked before the decision's transaction: no transaction waits on the provider.
       const transfer = body.transferId ? await fetchTransferEvidence(gateway, body.transferId) : undefined;
-      const result = await applyOpsDecision(deps.db, { orderId, action, actor, reason: body.reason, reference: body.reference, transfer }, cap);
+      const result = await decideOnPayout(deps.db, gateway, { orderId, action, actor, reason: body.reason, reference: body.reference, transfer }, cap);
       if (result.kind !== 'applied' && result.kind !== 'already_in_effect') throw decisionNotTaken(orderId, result);
-      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor });
+      if (result.kind === 'applied') await signalDecisionAfterCommit(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, orderId, { action, actor }, result.decidedFrom);
       return { payout: result.payout, alreadyInEffect: result.kind === 'already_in_effect' };
     });
   }

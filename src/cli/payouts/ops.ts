@@ -8,11 +8,12 @@ import { allPages, type BulkDecision, type PauseAnswer, type PayoutDetail, type 
 import { connect, Failure, isoDayFlag, UsageError, type CommandContext } from './context';
 import { formatAge, formatInstant, renderTable, shellQuote, writeJson, writeLines, type Style } from './output';
 
-const DECISIONS: Array<{ name: string; path: 'retry' | 'mark-paid-externally' | 'pay-offline' | 'cancel'; action: OpsAction; what: string }> = [
-  { name: 'retry', path: 'retry', action: 'retry', what: 'send the transfer again' },
-  { name: 'mark-paid', path: 'mark-paid-externally', action: 'mark_paid_externally', what: 'record that the vendor was paid outside Razorpay' },
-  { name: 'pay-offline', path: 'pay-offline', action: 'pay_offline', what: 'pay the vendor with the offline settlement instead' },
-  { name: 'cancel', path: 'cancel', action: 'cancel', what: 'cancel the payout: we do not pay the vendor for this order' },
+const HUMAN_QUEUE = 'parked or review payouts';
+const DECISIONS: Array<{ name: string; path: 'retry' | 'mark-paid-externally' | 'pay-offline' | 'cancel'; action: OpsAction; what: string; takes: string }> = [
+  { name: 'retry', path: 'retry', action: 'retry', what: 'send the transfer again', takes: HUMAN_QUEUE },
+  { name: 'mark-paid', path: 'mark-paid-externally', action: 'mark_paid_externally', what: 'record that the vendor was paid outside Razorpay', takes: HUMAN_QUEUE },
+  { name: 'pay-offline', path: 'pay-offline', action: 'pay_offline', what: 'have finance pay the vendor by hand instead: the payout moves to offline and no transfer is ever sent for it', takes: 'pending, failed, parked or review payouts; e.g. while transfers are paused' },
+  { name: 'cancel', path: 'cancel', action: 'cancel', what: 'cancel the payout: we do not pay the vendor for this order', takes: HUMAN_QUEUE },
 ];
 
 /** Results of a bulk decision that count as done. */
@@ -48,10 +49,13 @@ export function registerOpsCommands(program: Command): void {
 
   for (const decision of DECISIONS) {
     const command = program.command(decision.name)
-      .description(`${decision.what} (parked or review payouts)`)
+      .description(`${decision.what} (${decision.takes})`)
       .addHelpText('after', '\nSeveral order ids make one bulk decision, answered per order; exit 1 if any was not applied.')
       .argument('<orderIds...>')
       .requiredOption('--reason <text>', 'why (kept in the audit trail)');
+    if (decision.action === 'pay_offline') {
+      command.addHelpText('after', 'When a request of ours went out without a definitive answer, the API asks Razorpay first and refuses (409 live_transfer_exists) while a transfer carrying the payout\'s id is not failed or reversed: if it pays the payout, use mark-paid ORDER_ID --transfer trf_… instead.');
+    }
     if (decision.action === 'mark_paid_externally') {
       command
         .option('--transfer <trf_id>', 'the Razorpay transfer that paid it (checked against the payout by the API, then recorded as its transfer)')
@@ -162,6 +166,9 @@ export function payoutLines(d: PayoutDetail, webUi: string | null, style: Style)
     const id = shellQuote(p.orderId);
     const commands = [`retry ${id} --reason "…"`, `pay-offline ${id} --reason "…"`, `mark-paid ${id} --transfer trf_… --reason "…"`, `mark-paid ${id} --reference REF --reason "…"`, `cancel ${id} --reason "…"`];
     lines.push(...commands.map((c, i) => `  ${i === 0 ? 'commands' : ''}`.padEnd(14) + `payouts ${c}`));
+  } else if (p.status === 'pending' || p.status === 'failed') {
+    // Not waiting for a decision, but finance may pay it by hand (e.g. while transfers are paused).
+    lines.push('  by hand'.padEnd(14) + `payouts pay-offline ${shellQuote(p.orderId)} --reason "…"  (no transfer is sent for it after)`);
   }
   lines.push(`  workflow    ${d.workflowId}${webUi ? `  ${webUi}` : ''}`);
   const o = d.order;
