@@ -1,6 +1,7 @@
 /** Money in's webhook effects: payments and refunds. src/webhooks/eventMap.ts composes them with the
  * effects payouts and recon export; money in imports no other capability's effects. */
 import type { WebhookEffect } from '../webhooks/types';
+import { followOutsideRefundAfterCommit } from './outsideRefunds';
 import { applyPaymentSnapshot } from './paymentSnapshots';
 import { applyRefundSnapshot } from './refunds';
 import { orderPaidPayloadSchema, paymentPayloadSchema, refundPayloadSchema } from './webhookEnvelope';
@@ -12,10 +13,13 @@ const paymentSnapshot: WebhookEffect = async (tx, envelope, ctx) => {
   return applyPaymentSnapshot(tx, payment.entity, 'webhook', ctx, envelope.created_at);
 };
 
-const refundSnapshot: WebhookEffect = async (tx, envelope) => {
+// A refund that matches none of ours (e.g. made from the Razorpay Dashboard) on a payment that keeps
+// an order paid is fetched after the commit and may hold or claw back the vendor's payout
+// (outsideRefunds.ts).
+const refundSnapshot: WebhookEffect = async (tx, envelope, ctx) => {
   const { refund } = refundPayloadSchema.parse(envelope.payload);
-  await applyRefundSnapshot(tx, refund.entity); // a refund that is not ours (e.g. from the dashboard) matches nothing
-  return [];
+  if (await applyRefundSnapshot(tx, refund.entity)) return [];
+  return followOutsideRefundAfterCommit(tx, refund.entity, { db: ctx.db, gateway: ctx.gateway, attemptCap: ctx.config.PAYOUT_ATTEMPT_CAP });
 };
 
 export const moneyInWebhookEffects = {

@@ -44,6 +44,10 @@ const EXPLAINED: Record<string, Explanation> = {
     words: 'Razorpay refused the transfer without an error code',
     nextStep: 'look at the raw answer in the payout attempts, then retry or cancel',
   },
+  CUSTOMER_REFUNDED: {
+    words: "the customer was refunded outside the app (e.g. from the Razorpay Dashboard) on the payment this order was paid on, before the vendor's transfer was sent, so it is held",
+    nextStep: 'find out who refunded and why (the refund is in outside_refunds and on the Razorpay Dashboard): if the order was undone, cancel; if the vendor should still be paid, pay offline (a retry is refused by the capture check: the payment is refunded)',
+  },
 };
 
 export function explainPayoutCode(code: string | null, status: string): Explanation {

@@ -21,6 +21,7 @@ export const REASONS = [
   'refund-failed',
   'split-not-processed',
   'split-paid-after-owed-offline',
+  'refund-outside-app',
 ] as const;
 export type ReasonCode = (typeof REASONS)[number];
 
@@ -49,6 +50,7 @@ const RULES: Record<ReasonCode, ReasonRule> = {
   'split-not-processed': { severity: 'high', nextAction: 'The Route split to the vendor is not processed past its due date: check the transfer on the Razorpay Dashboard; once Razorpay stops retrying it is owed offline.' },
   'split-paid-after-owed-offline': { severity: 'critical', nextAction: 'Possible double payment: the split processed after the vendor was listed as owed offline. Stop the offline payment, or recover it if already made.' },
   'payment-disputed': { severity: 'high', nextAction: 'The customer\'s bank disputes this payment: accept or contest it (with evidence) on the Razorpay Dashboard before its respond-by date; a lost dispute is deducted from our balance.' },
+  'refund-outside-app': { severity: 'high', nextAction: 'Someone refunded the customer outside the app (e.g. the Razorpay Dashboard) after the vendor was paid or while it was being paid: the negative offline-ledger line (refund_clawback) is what the vendor owes back; confirm the refund with whoever issued it, then recover the amount from the vendor (net it off the next offline payment) and resolve.' },
 };
 
 const EXPECTED_ACTION: Partial<Record<ReasonCode, string>> = {

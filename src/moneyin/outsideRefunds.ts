@@ -1,0 +1,146 @@
+/** Refunds made outside the app (issue 19 item 4): a refund of the payment that keeps an order paid
+ * (orders.paid_payment_id) that matches no refund of ours, e.g. one issued from the Razorpay
+ * Dashboard. This module owns `outside_refunds` and what such a refund does to the vendor's money.
+ *
+ * A refund webhook is a hint (it may be forged, replayed or stale): inside its transaction nothing
+ * changes; an after-commit step fetches the refund from Razorpay and records what the fetch says in
+ * its own transaction, once per gateway refund id, under the payout's row lock:
+ * - the payout has not sent (`pending`, `failed`, `parked`): it moves to `review` with
+ *   CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`);
+ * - it has sent or settled (`processing`, `accepted`, `settled`), the vendor is owed offline
+ *   (`offline`, `rerouted`, an offline-ledger route), or the order paid by a Route split: the vendor's
+ *   share of the refund is a negative offline-ledger line (route `refund_clawback`) and a recon
+ *   exception `refund-outside-app` carries the amount;
+ * - otherwise (`review`, `cancelled`, corporate_direct): the exception only, for a human.
+ * A refund first seen failed moved no money and is not recorded. A second webhook or a replay finds the row and
+ * changes nothing. If the fetch fails the hint is lost here; the recon run still reports the refund
+ * (`refund-not-in-app`). */
+import type { PayoutStatus } from '../contracts/payout';
+import { inTransaction, type Db, type Tx } from '../db/pool';
+import { istDateOf } from '../domain/calendar';
+import type { Gateway, RzpRefund } from '../gateway/types';
+import { logger } from '../logger';
+import { lockPayout } from '../payouts/repository';
+import { raiseEventException } from '../recon/eventExceptions';
+import { draft } from '../recon/reconcile';
+import type { AfterCommit } from './afterCommit';
+import { applyRefundSnapshot } from './refunds';
+
+/** The payout's `last_code` while it is held because the customer was refunded (payouts/reasons.ts). */
+export const CUSTOMER_REFUNDED = 'CUSTOMER_REFUNDED';
+
+export type OutsideRefundAction = 'payout_held' | 'owed_back' | 'reported';
+
+const NOT_SENT: ReadonlySet<PayoutStatus> = new Set(['pending', 'failed', 'parked']);
+/** The vendor has been paid, is being paid, or is owed it offline: what it owes back is netted there. */
+const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted', 'settled', 'offline', 'rerouted']);
+
+/** What an outside refund does, from how the order pays its vendor and where its payout is. */
+export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; corporateDirect: boolean }): OutsideRefundAction {
+  if (order.payoutStatus !== null) {
+    if (NOT_SENT.has(order.payoutStatus)) return 'payout_held';
+    return PAID_OR_OWED.has(order.payoutStatus) ? 'owed_back' : 'reported';
+  }
+  // No payout: a Route split (paid at capture) or an offline-ledger route; corporate_direct is the
+  // employer's payment to the vendor, not ours to net.
+  return order.corporateDirect ? 'reported' : 'owed_back';
+}
+
+/** The vendor's share of a refund: its net in the proportion refunded, whole paise, rounded down
+ * (in the vendor's favour: it never owes back more than its share). */
+export function vendorShareOfRefund(vendorNetPaise: number, refundedPaise: number, capturedPaise: number): number {
+  if (capturedPaise <= 0 || vendorNetPaise <= 0) return 0;
+  const refunded = Math.min(refundedPaise, capturedPaise);
+  return Number((BigInt(vendorNetPaise) * BigInt(refunded)) / BigInt(capturedPaise));
+}
+
+export interface OutsideRefundDeps {
+  db: Db;
+  gateway: Pick<Gateway, 'fetchRefund'>;
+  attemptCap: number;
+}
+
+/** Webhook side, for a refund snapshot that matched none of ours: if its payment keeps an order paid,
+ * the after-commit step that fetches it and acts. */
+export async function followOutsideRefundAfterCommit(tx: Tx, hint: { id: string; payment_id: string }, deps: OutsideRefundDeps): Promise<AfterCommit[]> {
+  const { rowCount } = await tx.query('SELECT 1 FROM orders WHERE paid_payment_id = $1', [hint.payment_id]);
+  if (!rowCount) return []; // not a payment that pays an order of ours (an orphan's, a top-up's…)
+  return [{ what: `fetch refund ${hint.id} made outside the app`, run: async () => { await followOutsideRefund(deps, hint.id); } }];
+}
+
+/** Fetches the refund (no transaction open meanwhile) and records it. */
+export async function followOutsideRefund(deps: OutsideRefundDeps, refundId: string): Promise<OutsideRefundAction | null> {
+  const refund = await deps.gateway.fetchRefund(refundId);
+  return inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap));
+}
+
+interface PaidOrderRow {
+  order_id: string; employer_id: string; vendor_id: string; vendor_net_paise: string; customer_share_paise: string;
+  captured_paise: string | null; payout_id: string | null; corporate_direct: boolean;
+}
+
+/** Records a fetched refund once; returns what it did, or null when it is ours, failed, already
+ * recorded, or on a payment that pays no order. */
+export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap: number): Promise<OutsideRefundAction | null> {
+  if (await applyRefundSnapshot(tx, refund)) return null; // ours after all (its receipt or id is one of our requests)
+  if (refund.status === 'failed') {
+    // No money left us. One recorded while pending keeps what it did (a hold, a clawback line and its
+    // exception are for a human to undo); its row says it failed.
+    await tx.query(`UPDATE outside_refunds SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [refund.id]);
+    return null;
+  }
+  const { rows } = await tx.query<PaidOrderRow>(
+    `SELECT o.id AS order_id, o.employer_id, o.vendor_id, o.vendor_net_paise, o.customer_share_paise, p.amount_paise AS captured_paise,
+            po.id AS payout_id, EXISTS (SELECT 1 FROM vendor_obligations v WHERE v.order_id = o.id) AS corporate_direct
+       FROM orders o LEFT JOIN payments p ON p.id = o.paid_payment_id LEFT JOIN payouts po ON po.order_id = o.id
+      WHERE o.paid_payment_id = $1`,
+    [refund.payment_id],
+  );
+  const order = rows[0];
+  if (!order) return null;
+  // The payout's row lock first: the claim takes it too, so no transfer starts while we decide.
+  const payout = order.payout_id ? await lockPayout(tx, order.payout_id, attemptCap) : null;
+  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, corporateDirect: order.corporate_direct });
+  // The payment's amount as we recorded it; the customer share when no payment row exists.
+  const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);
+  const clawbackPaise = action === 'owed_back' ? vendorShareOfRefund(Number(order.vendor_net_paise), refund.amount, capturedPaise) : null;
+  const recorded = await tx.query(
+    `INSERT INTO outside_refunds (id, payment_id, order_id, amount_paise, captured_paise, status, action, payout_id, payout_status, clawback_paise)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+    [refund.id, refund.payment_id, order.order_id, refund.amount, capturedPaise, refund.status, action, payout?.id ?? null, payout?.status ?? null, clawbackPaise],
+  );
+  if (recorded.rowCount === 0) {
+    // Seen before: only its status moves on (pending → processed); what it did stays done.
+    await tx.query(`UPDATE outside_refunds SET status = $2, updated_at = now() WHERE id = $1 AND status = 'pending' AND $2 <> 'pending'`, [refund.id, refund.status]);
+    return null;
+  }
+
+  if (action === 'payout_held' && payout) {
+    // The state machine has no event for this hold yet (stateMachine.ts is being changed in another
+    // branch): the same compare-and-swap transition() does, from the statuses no transfer left from.
+    await tx.query(
+      `UPDATE payouts SET status = 'review', last_code = $2, next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = $3`,
+      [payout.id, CUSTOMER_REFUNDED, payout.status],
+    );
+  }
+  if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
+    await tx.query(
+      `INSERT INTO offline_ledger (order_id, clawback_order_id, outside_refund_id, employer_id, vendor_id, amount_paise, route)
+       VALUES (NULL, $1, $2, $3, $4, $5, 'refund_clawback')`,
+      [order.order_id, refund.id, order.employer_id, order.vendor_id, -clawbackPaise],
+    );
+  }
+  if (action !== 'payout_held') {
+    const exception = draft('refund-outside-app', 'unmatched', refund.id, istDateOf(new Date(refund.created_at * 1000)), {
+      entityId: refund.id, orderId: order.order_id, expectedPaise: clawbackPaise, actualPaise: refund.amount,
+      details: {
+        refundId: refund.id, paymentId: refund.payment_id, refundedPaise: refund.amount, capturedPaise, vendorOwesBackPaise: clawbackPaise,
+        vendorId: order.vendor_id, payoutId: payout?.id ?? null, payoutStatus: payout?.status ?? null, action,
+      },
+    });
+    await raiseEventException(tx, exception, `refund:${refund.id}`);
+  }
+  logger.warn({ refundId: refund.id, paymentId: refund.payment_id, orderId: order.order_id, refundedPaise: refund.amount, payoutStatus: payout?.status ?? null, action, clawbackPaise },
+    'refund made outside the app on a paid order');
+  return action;
+}

@@ -1,0 +1,132 @@
+/** Issue 19 item 4: a refund made outside the app (the Razorpay Dashboard; here the gateway adapter's
+ * createRefund with a receipt that is not ours stands in for it) of the payment a paid order kept.
+ * Before the payout sends it is held in review (CUSTOMER_REFUNDED) and nothing is sent after
+ * resume; after the payout settled the vendor's share of the refund is a negative offline-ledger
+ * line and one recon exception carries it; a duplicate or replayed webhook changes nothing. Real API
+ * (signed webhooks from the sandbox), Temporal worker, PostgreSQL and the sandbox. */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/pool';
+import { createGateway } from '../../src/gateway';
+import type { Gateway } from '../../src/gateway/types';
+import { setTransfersPaused } from '../../src/payouts/killSwitch';
+import { http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { eventually, payoutRow } from './payoutSeed';
+import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+
+const EMPLOYER = 'emp_outside_refund';
+const VENDOR = 'ven_outside_refund';
+/** 10 000 paise, 9 000 of them subsidy: the customer pays 1 000 online; 19% commission leaves 8 100. */
+const ORDER = { totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000 };
+const NET = 8_100;
+
+describe('refunds made outside the app on the payment a paid order kept', () => {
+  let stack: PayoutStack;
+  let db: Db;
+  let gateway: Gateway;
+  let h: MoneyInHarness;
+  let linkedAccountId: string;
+
+  beforeAll(async () => {
+    stack = await startPayoutStack({
+      name: 'outside-refunds',
+      env: { PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
+    });
+    db = stack.db;
+    gateway = createGateway(stack.config);
+    h = {
+      db, config: stack.config, gateway, sandbox: stack.sandbox, app: stack.api, baseUrl: stack.apiUrl,
+      payoutStarts: [], keys: stack.keys, close: () => stack.close(),
+    };
+    ({ linkedAccountId } = (await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 })) as { linkedAccountId: string });
+    await topUp(h, 'employer', EMPLOYER, 1_000_000);
+    await stack.sandbox.control.setPlatformBalance(10_000_000);
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  afterEach(async () => {
+    await setTransfersPaused(db, { paused: false, actor: 'test', reason: 'reset' });
+  });
+
+  const control = () => stack.sandbox.control;
+  const transfersFor = async (orderId: string) => (await control().transfers({ recipient: linkedAccountId })).filter((t) => (t.notes as Record<string, string>).order_id === orderId);
+  const statusIs = (orderId: string, ...statuses: string[]) => eventually(() => payoutRow(db, orderId), (p) => !!p && statuses.includes(p.status));
+
+  async function payOnlineOrder(): Promise<{ orderId: string; paymentId: string }> {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef('outside'), employerId: EMPLOYER, vendorId: VENDOR, employeeId: 'e-outside', ...ORDER, paymentMethod: 'online',
+    });
+    expect(placed.status).toBe(201);
+    const payment = await control().payOrder(placed.body.order.gatewayOrderId);
+    return { orderId: placed.body.order.orderId, paymentId: payment.id };
+  }
+
+  /** As the Razorpay Dashboard would: a refund with no receipt of ours. */
+  async function refundFromDashboard(paymentId: string, amountPaise: number): Promise<string> {
+    const outcome = await gateway.createRefund({ paymentId, amountPaise, receipt: `dashboard-${randomUUID().slice(0, 12)}` });
+    if (outcome.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(outcome)}`);
+    await control().drainWebhooks();
+    return outcome.entity.id;
+  }
+
+  const outsideRefund = async (refundId: string) => (await db.query('SELECT * FROM outside_refunds WHERE id = $1', [refundId])).rows[0];
+  const clawbacks = async (orderId: string) =>
+    (await db.query('SELECT order_id, outside_refund_id, vendor_id, amount_paise::int AS amount_paise, route FROM offline_ledger WHERE clawback_order_id = $1', [orderId])).rows;
+  const exceptionsFor = async (orderId: string) =>
+    (await db.query("SELECT key, reason, class, severity, status, expected_paise::int AS expected_paise, actual_paise::int AS actual_paise, updated_at FROM recon_exceptions WHERE order_id = $1 AND reason = 'refund-outside-app'", [orderId])).rows;
+
+  test('when the customer is refunded from the dashboard while the payout waits on paused transfers, then the payout is held in review with CUSTOMER_REFUNDED and nothing is sent after the resume', async () => {
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'hold the payout before it sends' });
+    const { orderId, paymentId } = await payOnlineOrder();
+    await statusIs(orderId, 'pending');
+
+    const refundId = await refundFromDashboard(paymentId, ORDER.customerSharePaise);
+
+    const held = await statusIs(orderId, 'review', 'processing', 'accepted', 'settled');
+    expect(held).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED', provider_transfer_id: null });
+    await eventually(() => outsideRefund(refundId), (r) => r?.status === 'processed');
+    expect(await outsideRefund(refundId)).toMatchObject({ payment_id: paymentId, order_id: orderId, amount_paise: ORDER.customerSharePaise, action: 'payout_held', payout_status: 'pending' });
+
+    const queue = await opsApi(stack)('GET', '/ops/payouts?reason=CUSTOMER_REFUNDED');
+    expect(queue.body.items).toEqual([expect.objectContaining({ orderId, status: 'review', reason: expect.objectContaining({ code: 'CUSTOMER_REFUNDED', words: expect.stringMatching(/refunded outside the app/) }) })]);
+
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the bank is back' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED' });
+    expect(await transfersFor(orderId)).toEqual([]);
+    expect(await clawbacks(orderId)).toEqual([]);
+  });
+
+  test('when the customer is partly refunded from the dashboard after the payout settled, then the vendor owes back its share (rounded down) in a negative offline-ledger line with one exception, and a duplicate or replayed webhook changes nothing', async () => {
+    const { orderId, paymentId } = await payOnlineOrder();
+    await statusIs(orderId, 'settled');
+
+    const refundId = await refundFromDashboard(paymentId, 333); // 8 100 × 333 / 1 000 = 2 697.3
+    const owed = 2_697;
+
+    await eventually(() => outsideRefund(refundId), (r) => r?.status === 'processed');
+    expect(await outsideRefund(refundId)).toMatchObject({ action: 'owed_back', payout_status: 'settled', clawback_paise: owed, captured_paise: ORDER.customerSharePaise });
+    expect(await clawbacks(orderId)).toEqual([{ order_id: null, outside_refund_id: refundId, vendor_id: VENDOR, amount_paise: -owed, route: 'refund_clawback' }]);
+    const [exception, ...more] = await exceptionsFor(orderId);
+    expect(more).toEqual([]);
+    expect(exception).toMatchObject({ key: `refund-outside-app|${refundId}`, class: 'unmatched', severity: 'high', status: 'open', expected_paise: owed, actual_paise: 333 });
+    // The vendor's own line is untouched and the clawback is in the open offline ledger, to net off.
+    expect((await db.query('SELECT amount_paise::int AS a FROM offline_ledger WHERE order_id = $1', [orderId])).rows).toEqual([{ a: NET }]);
+    expect((await db.query(`SELECT amount_paise::int AS a FROM offline_ledger_open WHERE vendor_id = $1 AND route = 'refund_clawback'`, [VENDOR])).rows).toEqual([{ a: -owed }]);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled' });
+
+    // Razorpay delivers again (same event id) and a replay comes under a new id: nothing changes.
+    const delivered = (await control().webhookEvents()).filter((e) => e.event.startsWith('refund.') && e.body.includes(refundId));
+    expect(delivered.map((e) => e.event).sort()).toEqual(['refund.created', 'refund.processed']);
+    for (const e of delivered) {
+      expect((await postWebhook(h, e.body, { eventId: e.id })).status).toBe(200);
+      expect((await postWebhook(h, e.body, { eventId: `evt_${randomUUID().replace(/-/g, '').slice(0, 14)}` })).status).toBe(200);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await clawbacks(orderId)).toHaveLength(1);
+    expect(await exceptionsFor(orderId)).toEqual([exception]);
+    expect((await db.query('SELECT count(*)::int AS n FROM outside_refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 1 }]);
+  });
+});
