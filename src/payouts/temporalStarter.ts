@@ -62,10 +62,12 @@ export function temporalPayoutStarter(client: Client, taskQueue: string, db?: Pi
   };
 }
 
-/** Runs the payout sweep now (resume of transfers): joins a sweep already running on resume. */
+/** Runs the payout sweep now (resume of transfers): joins a sweep already running on resume for the
+ * same task queue. (One id per task queue: deployments that share a Temporal namespace — test
+ * stacks, one per file — must not join each other's sweep, which reads another database.) */
 export async function startPayoutSweepNow(client: Client, taskQueue: string): Promise<string> {
   const handle = await client.workflow.start(PAYOUT_SWEEP_WORKFLOW_TYPE, {
-    workflowId: `${PAYOUT_SWEEP_SCHEDULE_ID}-on-resume`,
+    workflowId: `${PAYOUT_SWEEP_SCHEDULE_ID}-on-resume-${taskQueue}`,
     taskQueue,
     args: [{ batchSize: 100 }],
     workflowIdConflictPolicy: 'USE_EXISTING',
