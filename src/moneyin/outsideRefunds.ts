@@ -20,7 +20,8 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund } from '../gateway/types';
 import { logger } from '../logger';
-import { lockPayout } from '../payouts/repository';
+import { lockPayout, transition } from '../payouts/repository';
+import { nextStatus } from '../payouts/stateMachine';
 import { raiseEventException } from '../recon/eventExceptions';
 import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
@@ -31,14 +32,13 @@ export const CUSTOMER_REFUNDED = 'CUSTOMER_REFUNDED';
 
 export type OutsideRefundAction = 'payout_held' | 'owed_back' | 'reported';
 
-const NOT_SENT: ReadonlySet<PayoutStatus> = new Set(['pending', 'failed', 'parked']);
 /** The vendor has been paid, is being paid, or is owed it offline: what it owes back is netted there. */
 const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted', 'settled', 'offline', 'rerouted']);
 
 /** What an outside refund does, from how the order pays its vendor and where its payout is. */
 export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; corporateDirect: boolean }): OutsideRefundAction {
   if (order.payoutStatus !== null) {
-    if (NOT_SENT.has(order.payoutStatus)) return 'payout_held';
+    if (nextStatus(order.payoutStatus, { type: 'customer_refunded' }) !== null) return 'payout_held'; // nothing sent yet
     return PAID_OR_OWED.has(order.payoutStatus) ? 'owed_back' : 'reported';
   }
   // No payout: a Route split (paid at capture) or an offline-ledger route; corporate_direct is the
@@ -116,12 +116,7 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   }
 
   if (action === 'payout_held' && payout) {
-    // The state machine has no event for this hold yet (stateMachine.ts is being changed in another
-    // branch): the same compare-and-swap transition() does, from the statuses no transfer left from.
-    await tx.query(
-      `UPDATE payouts SET status = 'review', last_code = $2, next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = $3`,
-      [payout.id, CUSTOMER_REFUNDED, payout.status],
-    );
+    await transition(tx, payout, { type: 'customer_refunded' }, { last_code: CUSTOMER_REFUNDED, next_attempt_at: null });
   }
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
     await tx.query(

@@ -18,6 +18,8 @@ export type PayoutEvent =
   | { type: 'permanent_rejection' }
   /** Something only a human can decide (ambiguous provider evidence). */
   | { type: 'needs_review' }
+  /** The customer was refunded outside the app before any transfer left: hold it for a human. */
+  | { type: 'customer_refunded' }
   /** Settlement evidence: transfer.processed webhook or a provider fetch that says processed. */
   | { type: 'settlement_confirmed' }
   | { type: 'ops_retry' }
@@ -64,6 +66,8 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
       return from === 'processing' ? 'parked' : null;
     case 'needs_review':
       return from === 'processing' || from === 'accepted' ? 'review' : null;
+    case 'customer_refunded':
+      return from === 'pending' || from === 'failed' || from === 'parked' ? 'review' : null;
     case 'settlement_confirmed':
       return from === 'accepted' ? 'settled' : null;
     case 'ops_retry':
