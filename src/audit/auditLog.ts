@@ -1,7 +1,7 @@
 /** One audit trail across capabilities, read-only: payout decisions and the kill switch
  * (review_actions), recon resolutions, bank statement imports, cash confirmations, cancelled and
- * expired orders, and API key
- * changes, each with the principal that did it (`key:<name>`, and the person when X-Actor said). */
+ * expired orders, API key changes, and vendors' bank details (masked), each with the principal that
+ * did it (`key:<name>`, and the person when X-Actor said). */
 import { z } from 'zod';
 import type { Db } from '../db/pool';
 import { isoDateSchema } from '../domain/schemas';
@@ -18,7 +18,7 @@ export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export interface AuditEntry {
   at: string;
   actor: string;
-  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key';
+  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key' | 'bank_details';
   action: string;
   subject: string | null;
   reason: string | null;
@@ -47,6 +47,11 @@ export async function readAuditLog(db: Pick<Db, 'query'>, filter: AuditFilter): 
        SELECT k.created_at, k.minted_by, 'api_key', 'mint', k.name, array_to_string(k.roles, ','), k.id FROM api_keys k
        UNION ALL
        SELECT k.revoked_at, k.revoked_by, 'api_key', 'revoke', k.name, NULL, k.id FROM api_keys k WHERE k.revoked_at IS NOT NULL
+       UNION ALL
+       -- Masked only: the change log holds no account number.
+       SELECT b.created_at, b.actor, 'bank_details', b.action, b.vendor_id, NULL,
+              b.account_masked || ' ' || b.ifsc || ' ' || b.beneficiary_name || ' (key ' || b.key_id || ')'
+         FROM vendor_bank_detail_changes b
      ) audit
      WHERE ($1::date IS NULL OR at >= ($1::date::timestamp AT TIME ZONE 'Asia/Kolkata'))
        AND ($2::date IS NULL OR at < (($2::date + 1)::timestamp AT TIME ZONE 'Asia/Kolkata'))

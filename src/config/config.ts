@@ -23,6 +23,35 @@ export const sdkMetricsAddressSchema = z
     }, 'expected host:port (e.g. 127.0.0.1:9464) or off'),
   ]));
 
+/** The embedded development key for bank details (issue 20): published here, so production refuses
+ * it (devBankKeyProblems). Its id says what it is wherever a row names it. */
+export const DEV_BANK_DETAILS_KEY_ID = 'dev-not-secret';
+const DEV_BANK_DETAILS_KEY = Buffer.from('payouts-dev-bank-key-NOT-SECRET!', 'utf8');
+const BANK_KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+export interface BankDetailsKey { id: string; key: Buffer }
+
+/** One `id:base64` entry of BANK_DETAILS_KEYS; the material is never echoed in a message. */
+const bankDetailsKeySchema = z.string().transform((entry, ctx): BankDetailsKey => {
+  const colon = entry.indexOf(':');
+  const id = colon < 0 ? '' : entry.slice(0, colon).trim();
+  const material = colon < 0 ? '' : entry.slice(colon + 1).trim();
+  if (!BANK_KEY_ID.test(id)) {
+    ctx.addIssue({ code: 'custom', message: 'each key is id:base64, the id 1–32 letters, digits, _ or -' });
+    return z.NEVER;
+  }
+  const key = Buffer.from(material, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(material) || key.toString('base64') !== material || key.length !== 32) {
+    ctx.addIssue({ code: 'custom', message: `key ${id} must be exactly 32 bytes in base64 (e.g. openssl rand -base64 32)` });
+    return z.NEVER;
+  }
+  return { id, key };
+});
+
+export const bankDetailsKeysSchema = z.string().transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean))
+  .pipe(z.array(bankDetailsKeySchema).min(1, 'at least one key (id:base64)'))
+  .refine((keys) => new Set(keys.map((k) => k.id)).size === keys.length, 'each key id appears once');
+
 export const configSchema = z.object({
   /** `production` refuses every default or sample secret, as talking to real Razorpay does. */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -146,6 +175,12 @@ export const configSchema = z.object({
   /** Recon: the daily run starts at this IST hour and covers the previous RECON_LOOKBACK_DAYS days. */
   RECON_SCHEDULE_HOUR_IST: z.coerce.number().int().min(0).max(23).default(7),
   RECON_LOOKBACK_DAYS: z.coerce.number().int().min(1).max(31).default(3),
+  /** Bank details: the AES-256-GCM keys vendors' account numbers are encrypted with, comma-separated
+   * `id:base64` (each exactly 32 bytes). Keep an old key listed until `npm run bank-details:rotate`
+   * has re-encrypted its rows. Default: the embedded development key (production refuses it). */
+  BANK_DETAILS_KEYS: bankDetailsKeysSchema.default([{ id: DEV_BANK_DETAILS_KEY_ID, key: DEV_BANK_DETAILS_KEY }]),
+  /** The key new and rotated rows are encrypted with; one of the ids in BANK_DETAILS_KEYS. */
+  BANK_DETAILS_ACTIVE_KEY_ID: z.string().trim().regex(BANK_KEY_ID, 'a key id: 1–32 letters, digits, _ or -').default(DEV_BANK_DETAILS_KEY_ID),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -195,6 +230,27 @@ export function timeoutOrderProblems(c: Pick<Config, 'GATEWAY_TIMEOUT_MS' | 'PAY
   return problems;
 }
 
+/** The active key must be one of the keys (in every environment: otherwise nothing can be written). */
+export function bankKeyProblems(c: Pick<Config, 'BANK_DETAILS_KEYS' | 'BANK_DETAILS_ACTIVE_KEY_ID'>): string[] {
+  if (c.BANK_DETAILS_KEYS.some((k) => k.id === c.BANK_DETAILS_ACTIVE_KEY_ID)) return [];
+  return [`  - BANK_DETAILS_ACTIVE_KEY_ID (${c.BANK_DETAILS_ACTIVE_KEY_ID}) is not one of the ids in BANK_DETAILS_KEYS (${c.BANK_DETAILS_KEYS.map((k) => k.id).join(', ')})`];
+}
+
+/** Production encrypts account numbers with its own keys: both keys set, and never the embedded
+ * development key (by id or material). Reads the environment as given (unset is not the default),
+ * so the problems are listed even beside keys that do not parse. */
+export function devBankKeyProblems(raw: Record<string, string | undefined>): string[] {
+  if (raw.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  const keys = bankDetailsKeysSchema.safeParse(raw.BANK_DETAILS_KEYS ?? '');
+  if (!raw.BANK_DETAILS_KEYS) problems.push('  - BANK_DETAILS_KEYS: not set; production needs its own key (id:base64 of 32 random bytes, e.g. openssl rand -base64 32)');
+  else if (keys.success && keys.data.some((k) => k.id === DEV_BANK_DETAILS_KEY_ID || k.key.equals(DEV_BANK_DETAILS_KEY))) {
+    problems.push(`  - BANK_DETAILS_KEYS: holds the embedded development key (${DEV_BANK_DETAILS_KEY_ID}); production needs its own`);
+  }
+  if (!raw.BANK_DETAILS_ACTIVE_KEY_ID) problems.push('  - BANK_DETAILS_ACTIVE_KEY_ID: not set; name the key in BANK_DETAILS_KEYS that new rows are encrypted with');
+  return problems;
+}
+
 /** `pretty` needs pino-pretty, a dev dependency that the production image (`npm ci --omit=dev`)
  * does not install. The one place the rule lives: the logger asks it before loading pino-pretty
  * (it starts before any config is loaded), and loadConfig lists it even beside other bad keys, so
@@ -207,14 +263,18 @@ export function logFormatProblems(c: { NODE_ENV?: string; LOG_FORMAT?: string })
 }
 
 /** Parses `env` (process.env by default); empty strings count as unset. Entry points that talk to
- * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean } = {}): Config {
+ * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`, which in
+ * production also refuses the development bank details key; a tool that only handles bank details
+ * (the key rotation) passes `refuseDevBankKeys`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean; refuseDevBankKeys?: boolean } = {}): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
   problems.push(...logFormatProblems(cleaned));
   if (parsed.success) problems.push(...timeoutOrderProblems(parsed.data));
   if (parsed.success && opts.refuseSampleSecrets && mustUseRealSecrets(parsed.data)) problems.push(...sampleSecretProblems(parsed.data));
+  if (parsed.success) problems.push(...bankKeyProblems(parsed.data));
+  if (opts.refuseSampleSecrets || opts.refuseDevBankKeys) problems.push(...devBankKeyProblems(cleaned));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return parsed.data;
 }

@@ -201,7 +201,7 @@ describe('docker-compose.yml', () => {
         error = err;
       }
       expect(error).toBeInstanceOf(ConfigError);
-      for (const key of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET']) expect((error as Error).message).toContain(key);
+      for (const key of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET', 'BANK_DETAILS_KEYS', 'BANK_DETAILS_ACTIVE_KEY_ID']) expect((error as Error).message).toContain(key);
     });
   });
 
@@ -244,6 +244,8 @@ describe('docker-compose.yml', () => {
       RAZORPAY_WEBHOOK_SECRET: '${RAZORPAY_WEBHOOK_SECRET:-}',
       RAZORPAY_WEBHOOK_PREVIOUS_SECRETS: '${RAZORPAY_WEBHOOK_PREVIOUS_SECRETS:-}',
       RAZORPAY_PLATFORM_ACCOUNT_ID: '${RAZORPAY_PLATFORM_ACCOUNT_ID:-}',
+      BANK_DETAILS_KEYS: '${BANK_DETAILS_KEYS:-}',
+      BANK_DETAILS_ACTIVE_KEY_ID: '${BANK_DETAILS_ACTIVE_KEY_ID:-}',
       TEMPORAL_TLS: '${TEMPORAL_TLS:-}',
       TEMPORAL_TLS_CA_FILE: '${TEMPORAL_TLS_CA_FILE:-}',
       TEMPORAL_TLS_CERT_FILE: '${TEMPORAL_TLS_CERT_FILE:-}',

@@ -1,10 +1,15 @@
-/** Admin reference data (role `admin`): employers, vendors and each pair's terms. */
+/** Admin reference data (role `admin`): employers, vendors, each pair's terms, and vendors' bank
+ * details (set by admin; the masked form also readable by finance, who pays them). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { AppError } from '../../appError';
+import { bankDetailsSchema, validateBankDetails } from '../../banking/details';
+import { keyringFromConfig } from '../../banking/keyring';
+import { readMaskedBankDetails, setBankDetails } from '../../banking/repository';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { createEmployer, createVendor, upsertPairTerms } from '../../moneyin/referenceData';
-import { requires } from '../../auth/routeAuth';
+import { auditActor, requires } from '../../auth/routeAuth';
 import { documented } from '../openapi';
 
 const entityId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - (at most 64)');
@@ -15,12 +20,14 @@ const vendorBody = z.object({
   linkedAccountId: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).nullable().default(null),
 }).strict();
 const pairParams = z.object({ employerId: entityId, vendorId: entityId });
+const vendorParams = z.object({ vendorId: entityId });
 const pairBody = z.object({
   settlementMode: z.enum(SETTLEMENT_MODES).default('platform_transfer'),
   commissionBps: z.number().int().min(0).max(10_000),
 }).strict();
 
 export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
+  const keyring = keyringFromConfig(deps.config);
   app.post('/v1/admin/employers', documented(requires('admin'), { summary: 'Create an employer (idempotent on id)', tags: ['admin'], body: employerBody, success: 201 }), async (request, reply) => {
     const employer = employerBody.parse(request.body);
     const { created } = await createEmployer(deps.db, employer);
@@ -38,5 +45,25 @@ export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Prom
     const pair = { ...pairParams.parse(request.params), ...pairBody.parse(request.body) };
     await upsertPairTerms(deps.db, pair);
     return { pair };
+  });
+
+  /** The account number is encrypted before it is stored; the answer, like every read, is masked. */
+  app.put('/v1/admin/vendors/:vendorId/bank-details', documented(requires('admin'), { summary: "Set or replace a vendor's bank details (account number, IFSC, beneficiary); audited; answered masked", tags: ['admin'], params: vendorParams, body: bankDetailsSchema, success: 201 }), async (request, reply) => {
+    const { vendorId } = vendorParams.parse(request.params);
+    const checked = validateBankDetails(request.body);
+    if (!checked.ok) {
+      throw new AppError(400, 'invalid_bank_details', checked.problems.map((p) => `${p.field}: ${p.message}`).join('; '), { fields: checked.problems });
+    }
+    const { created, bankDetails } = await setBankDetails(deps.db, keyring, { vendorId, details: checked.details, actor: auditActor(request) });
+    return reply.status(created ? 201 : 200).send({ bankDetails });
+  });
+
+  app.get('/v1/admin/vendors/:vendorId/bank-details', documented(requires('admin', 'finance'), { summary: "A vendor's bank details, masked (last four digits), with the key id and who changed them last", tags: ['admin'], params: vendorParams }), async (request) => {
+    const { vendorId } = vendorParams.parse(request.params);
+    const bankDetails = (await readMaskedBankDetails(deps.db, [vendorId])).get(vendorId);
+    if (bankDetails) return { bankDetails };
+    const vendor = await deps.db.query('SELECT 1 FROM vendors WHERE id = $1', [vendorId]);
+    if (vendor.rowCount === 0) throw new AppError(404, 'vendor_not_found', `vendor ${vendorId} does not exist`);
+    throw new AppError(404, 'bank_details_not_set', `vendor ${vendorId} has no bank details: PUT /v1/admin/vendors/${vendorId}/bank-details (role admin)`);
   });
 }
