@@ -6,6 +6,7 @@ import { createPayoutSweepActivities } from './payoutSweep';
 import { createMoneyInSweepActivities } from './moneyinSweep';
 import { createReconActivities } from './recon';
 import { createSplitTransferActivities } from './splitTransfer';
+import { createSettlementActivities } from './settlement';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMoneyInSweepActivities(deps),
     ...createReconActivities(deps),
     ...createSplitTransferActivities(deps),
+    ...createSettlementActivities(deps),
   };
 }
 

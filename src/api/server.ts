@@ -15,6 +15,7 @@ import { opsRefundRoutes } from './routes/opsRefunds';
 import { consoleRoutes } from '../console/routes';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
+import { settlementRoutes } from './routes/settlement';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -37,6 +38,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => moneyInRoutes(scope, deps));
   await app.register(async (scope) => financeExportRoutes(scope, deps));
   await app.register(async (scope) => opsRefundRoutes(scope, deps));
+  await app.register(async (scope) => settlementRoutes(scope, deps));
   // The browser console (/console): its own scope for cookies, forms and HTML errors.
   await app.register(async (scope) => consoleRoutes(scope, deps));
   // Last: the document lists every route registered before it.

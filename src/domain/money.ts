@@ -28,3 +28,11 @@ export function formatRupees(paise: number): string {
   const rupees = Math.trunc(abs / 100).toLocaleString('en-IN');
   return `${sign}₹${rupees}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/** `1234.50`: rupees and paise with no grouping or sign, for files a bank reads (a thousands
+ * separator is ambiguous in a CSV cell); the inverse of the bank statement's rupeesToPaise. */
+export function plainRupees(paise: number): string {
+  assertPaise(paise, 'amount');
+  if (paise < 0) throw new RangeError('a bank file amount is never negative');
+  return `${Math.trunc(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
+}

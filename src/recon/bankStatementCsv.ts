@@ -1,11 +1,15 @@
 /** Strict bank statement CSV parsing: header `utr,amount,value_date,narration` (any order, any
- * case). Amount is rupees with at most two decimals (`1234.50`) converted to paise without floats,
+ * case), and optionally `type`: `CR`/`credit` (the default) or `DR`/`debit` — a payment the bank made
+ * from our account (an offline settlement line). Amount is rupees with at most two decimals (`1234.50`) converted to paise without floats,
  * or an `amount_paise` column of integers. Every bad line is reported with its line number, and a
  * file with any bad line yields no lines at all. */
 import { z } from 'zod';
+import { readCsvRecords, type CsvProblem } from '../domain/csvRecords';
 
-export interface BankStatementLine { lineNo: number; utr: string; utrNormalised: string; amountPaise: number; valueDate: string; narration: string }
-export interface CsvProblem { line: number; message: string }
+export { splitCsvLine, type CsvProblem } from '../domain/csvRecords';
+
+export type BankDirection = 'credit' | 'debit';
+export interface BankStatementLine { lineNo: number; direction: BankDirection; utr: string; utrNormalised: string; amountPaise: number; valueDate: string; narration: string }
 export type BankCsvResult = { ok: true; lines: BankStatementLine[] } | { ok: false; problems: CsvProblem[] };
 
 /** UTRs are compared trimmed and upper-cased (banks and Razorpay differ in case). */
@@ -30,66 +34,33 @@ export function isCalendarDate(text: string): boolean {
 
 const isoDate = z.string().trim().refine(isCalendarDate, 'value_date must be a YYYY-MM-DD date');
 
+export const utrSchema = z.string().trim().regex(/^[A-Za-z0-9]{6,40}$/, 'utr must be 6–40 letters or digits');
+
 const lineSchema = z.object({
-  utr: z.string().trim().regex(/^[A-Za-z0-9]{6,40}$/, 'utr must be 6–40 letters or digits'),
-  amountPaise: z.number().int().positive('amount must be a positive credit').max(Number.MAX_SAFE_INTEGER),
+  utr: utrSchema,
+  direction: z.enum(['credit', 'debit'], { message: 'type must be CR, DR, credit or debit' }),
+  amountPaise: z.number().int().positive('amount must be positive (a debit says so in the type column)').max(Number.MAX_SAFE_INTEGER),
   valueDate: isoDate,
   narration: z.string().max(500, 'narration is longer than 500 characters'),
 });
 
-/** RFC 4180 fields: quotes around fields, doubled quotes inside them. */
-export function splitCsvLine(line: string): string[] | null {
-  const fields: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      let value = '';
-      i += 1;
-      for (;;) {
-        if (i >= line.length) return null;
-        if (line[i] === '"') {
-          if (line[i + 1] === '"') { value += '"'; i += 2; continue; }
-          i += 1;
-          break;
-        }
-        value += line[i];
-        i += 1;
-      }
-      if (i < line.length && line[i] !== ',') return null;
-      fields.push(value);
-      i += 1;
-    } else {
-      const end = line.indexOf(',', i);
-      const stop = end === -1 ? line.length : end;
-      fields.push(line.slice(i, stop));
-      i = stop + 1;
-    }
-  }
-  return fields;
-}
+const DIRECTIONS: Record<string, BankDirection> = { cr: 'credit', credit: 'credit', dr: 'debit', debit: 'debit' };
 
 export function parseBankStatementCsv(text: string): BankCsvResult {
-  const rawLines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  while (rawLines.length > 0 && rawLines[rawLines.length - 1]!.trim() === '') rawLines.pop();
-  const header = splitCsvLine(rawLines[0] ?? '')?.map((h) => h.trim().toLowerCase());
-  if (!header || rawLines.length === 0) return { ok: false, problems: [{ line: 1, message: 'the file is empty or has no header' }] };
-  const col = (name: string) => header.indexOf(name);
+  const table = readCsvRecords(text, ['utr', 'value_date'], [['amount', 'amount_paise']]);
+  if (!table.ok) return table;
+  const { col } = table;
   const amountCol = col('amount') >= 0 ? { index: col('amount'), paise: false } : { index: col('amount_paise'), paise: true };
-  const missing = ['utr', 'value_date'].filter((c) => col(c) < 0).concat(amountCol.index < 0 ? ['amount'] : []);
-  if (missing.length > 0) return { ok: false, problems: [{ line: 1, message: `header lacks column(s): ${missing.join(', ')}` }] };
 
-  const problems: CsvProblem[] = [];
+  const problems: CsvProblem[] = [...table.problems];
   const lines: BankStatementLine[] = [];
   const seen = new Map<string, number>();
-  rawLines.slice(1).forEach((raw, i) => {
-    const lineNo = i + 2;
-    if (raw.trim() === '') { problems.push({ line: lineNo, message: 'empty line' }); return; }
-    const cells = splitCsvLine(raw);
-    if (!cells) { problems.push({ line: lineNo, message: 'unbalanced quotes' }); return; }
-    if (cells.length !== header.length) { problems.push({ line: lineNo, message: `expected ${header.length} fields, found ${cells.length}` }); return; }
+  table.records.forEach(({ lineNo, cells }) => {
     const amountText = cells[amountCol.index]!.trim();
     const amountPaise = amountCol.paise ? (/^\d+$/.test(amountText) ? Number(amountText) : NaN) : rupeesToPaise(amountText) ?? NaN;
+    const typeText = col('type') >= 0 ? cells[col('type')]!.trim().toLowerCase() : 'credit';
     const parsed = lineSchema.safeParse({
+      direction: DIRECTIONS[typeText] ?? typeText,
       utr: cells[col('utr')],
       amountPaise: Number.isNaN(amountPaise) ? undefined : amountPaise,
       valueDate: cells[col('value_date')],
@@ -101,13 +72,13 @@ export function parseBankStatementCsv(text: string): BankCsvResult {
       return;
     }
     const utrNormalised = normaliseUtr(parsed.data.utr);
-    const key = `${utrNormalised}|${parsed.data.amountPaise}|${parsed.data.valueDate}`;
+    const key = `${parsed.data.direction}|${utrNormalised}|${parsed.data.amountPaise}|${parsed.data.valueDate}`;
     const earlier = seen.get(key);
     if (earlier !== undefined) { problems.push({ line: lineNo, message: `duplicate of line ${earlier}` }); return; }
     seen.set(key, lineNo);
-    lines.push({ lineNo, utr: parsed.data.utr, utrNormalised, amountPaise: parsed.data.amountPaise, valueDate: parsed.data.valueDate, narration: parsed.data.narration });
+    lines.push({ lineNo, direction: parsed.data.direction, utr: parsed.data.utr, utrNormalised, amountPaise: parsed.data.amountPaise, valueDate: parsed.data.valueDate, narration: parsed.data.narration });
   });
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
   if (lines.length === 0) return { ok: false, problems: [{ line: 2, message: 'the file has no statement lines' }] };
   return { ok: true, lines };
 }

@@ -1,6 +1,7 @@
 /** Starting reconciliation through Temporal: on demand for finance (API, CLI) and the daily
  * Schedule, created idempotently at boot. */
-import { WorkflowNotFoundError, type Client, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { liveProgress } from '../temporal/liveProgress';
 import type { Workflow } from '@temporalio/common';
 import { ensureSchedule, type EnsuredSchedule } from '../temporal/schedules';
 import type { Config } from '../config/config';
@@ -27,17 +28,7 @@ export function temporalReconStarter(client: Client, taskQueue: string): ReconSt
       });
       return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
     },
-    async progress(workflowId) {
-      const handle = client.workflow.getHandle(workflowId);
-      try {
-        const description = await handle.describe();
-        const progress = await handle.query(reconProgressQuery).catch(() => null);
-        return { status: description.status.name, progress };
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
-    },
+    progress: (workflowId) => liveProgress(client, workflowId, reconProgressQuery),
   };
 }
 

@@ -5,3 +5,4 @@ export { payoutSweepWorkflow } from './payoutSweep';
 export { missedWebhookSweepWorkflow } from './missedWebhookSweep';
 export { reconWorkflow, scheduledReconWorkflow } from './recon';
 export { splitTransferSweepWorkflow } from './splitTransfer';
+export { settlementRunWorkflow } from './settlement';

@@ -46,6 +46,8 @@ describe('API authentication and roles', () => {
     { method: 'POST', url: '/v1/admin/employers', path: () => '/v1/admin/employers', body: () => ({ id: 'emp_new', name: 'New' }) },
     { method: 'POST', url: '/v1/admin/vendors', path: () => '/v1/admin/vendors', body: () => ({ id: 'ven_new', name: 'New' }) },
     { method: 'PUT', url: '/v1/admin/employers/:employerId/vendors/:vendorId', path: () => `/v1/admin/employers/${EMPLOYER}/vendors/${VENDOR}`, body: () => ({ commissionBps: 1_900 }) },
+    { method: 'PUT', url: '/v1/admin/vendors/:vendorId/bank-details', path: () => `/v1/admin/vendors/${VENDOR}/bank-details`, body: () => ({ accountNumber: '50100123456789', ifsc: 'HDFC0001234', beneficiaryName: 'Auth Vendor' }) },
+    { method: 'GET', url: '/v1/admin/vendors/:vendorId/bank-details', path: () => `/v1/admin/vendors/${VENDOR}/bank-details` },
     { method: 'GET', url: '/ops/payouts/counters', path: () => '/ops/payouts/counters' },
     { method: 'GET', url: '/ops/payouts/:orderId', path: () => '/ops/payouts/ord_nothing' },
     { method: 'POST', url: '/ops/payouts/:orderId/retry', path: () => '/ops/payouts/ord_nothing/retry', body: () => reason },
@@ -66,6 +68,16 @@ describe('API authentication and roles', () => {
     { method: 'GET', url: '/finance/recon/exceptions.csv', path: () => '/finance/recon/exceptions.csv?severity=none' },
     { method: 'POST', url: '/finance/recon/exceptions/:id/resolve', path: () => '/finance/recon/exceptions/999999/resolve', body: () => ({ note: 'not ours' }) },
     { method: 'POST', url: '/finance/bank-statements', path: () => '/finance/bank-statements', body: () => ({ csv: 'nonsense' }) },
+    // Settlement runs (this harness has no Temporal client: finance gets 503 on the run routes, never 401/403).
+    { method: 'POST', url: '/finance/settlement/runs', path: () => '/finance/settlement/runs', body: () => ({ from: '2026-08-01', to: '2026-08-02' }) },
+    { method: 'GET', url: '/finance/settlement/runs/:workflowId', path: () => '/finance/settlement/runs/settlement-2026-08-01-2026-08-02' },
+    { method: 'GET', url: '/finance/settlement/batches', path: () => '/finance/settlement/batches' },
+    { method: 'GET', url: '/finance/settlement/batches/:batchId', path: () => '/finance/settlement/batches/stb_AAAAAAAAAAAAAA' },
+    { method: 'GET', url: '/finance/settlement/batches/:batchId/bank-file', path: () => '/finance/settlement/batches/stb_AAAAAAAAAAAAAA/bank-file' },
+    { method: 'POST', url: '/finance/settlement/batches/:batchId/cancel', path: () => '/finance/settlement/batches/stb_AAAAAAAAAAAAAA/cancel', body: () => reason },
+    { method: 'POST', url: '/finance/settlement/lines/:reference/paid', path: () => '/finance/settlement/lines/STAAAAAAAA0001/paid', body: () => ({ utr: 'HDFC123456', paidOn: '2026-08-02' }) },
+    { method: 'POST', url: '/finance/settlement/lines/:reference/failed', path: () => '/finance/settlement/lines/STAAAAAAAA0001/failed', body: () => reason },
+    { method: 'POST', url: '/finance/settlement/bank-responses', path: () => '/finance/settlement/bank-responses', body: () => ({ csv: 'nonsense' }) },
   ];
   const PUBLIC = ['GET /health', 'GET /ready', 'POST /webhooks/razorpay', 'POST /v1/orders/:orderId/payment-callback', 'GET /openapi.json', 'GET /metrics'];
 

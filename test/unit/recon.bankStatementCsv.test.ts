@@ -7,10 +7,17 @@ describe('bank statement CSV', () => {
     expect(parseBankStatementCsv(csv)).toEqual({
       ok: true,
       lines: [
-        { lineNo: 2, utr: 'utr0001abc', utrNormalised: 'UTR0001ABC', amountPaise: 123_450, valueDate: '2026-11-03', narration: 'NEFT RAZORPAY, settlement' },
-        { lineNo: 3, utr: 'UTR0002', utrNormalised: 'UTR0002', amountPaise: 700, valueDate: '2026-11-03', narration: '' },
+        { lineNo: 2, direction: 'credit', utr: 'utr0001abc', utrNormalised: 'UTR0001ABC', amountPaise: 123_450, valueDate: '2026-11-03', narration: 'NEFT RAZORPAY, settlement' },
+        { lineNo: 3, direction: 'credit', utr: 'UTR0002', utrNormalised: 'UTR0002', amountPaise: 700, valueDate: '2026-11-03', narration: '' },
       ],
     });
+  });
+
+  test('when a type column says DR, then the line is a debit (an offline settlement payment); a bad type is named', () => {
+    const result = parseBankStatementCsv('utr,amount,value_date,type\nHDFCN0001,360.00,2026-12-01,DR\nUTR0009,5.00,2026-12-01,cr\n');
+    expect(result).toMatchObject({ ok: true, lines: [{ direction: 'debit', amountPaise: 36_000 }, { direction: 'credit', amountPaise: 500 }] });
+    const bad = parseBankStatementCsv('utr,amount,value_date,type\nHDFCN0001,360.00,2026-12-01,withdrawal\n');
+    expect(bad).toEqual({ ok: false, problems: [{ line: 2, message: 'type must be CR, DR, credit or debit' }] });
   });
 
   test('when amounts come as integer paise in amount_paise, then they are taken as they are', () => {

@@ -114,6 +114,30 @@ const exceptionPageSchema = z.looseObject({ exceptions: z.array(exceptionSchema)
 
 const bankImportSchema = z.looseObject({ importId: int, duplicateFile: z.boolean(), lineCount: int, linesAdded: int });
 export type BankImport = z.infer<typeof bankImportSchema>;
+const settlementProgressSchema = z.looseObject({
+  phase: z.enum(['freezing', 'awaiting_bank', 'closed', 'cancelled']), batchId: nullableText,
+  lines: int, open: int, paid: int, failed: int, cancelled: int, amountPaise: int, paidPaise: int, skippedVendors: int,
+});
+const settlementRunSchema = z.looseObject({
+  workflowId: text, live: z.looseObject({ status: text, progress: settlementProgressSchema.nullable() }).nullable(), batchIds: z.array(text),
+});
+const settlementLineSchema = z.looseObject({
+  reference: text, vendorId: text, vendorName: text, amountPaise: int, members: int, beneficiaryName: text, ifsc: text, accountMasked: text,
+  status: z.enum(['open', 'paid', 'failed', 'cancelled']), utr: nullableText, paidOn: nullableText, failureReason: nullableText,
+});
+const settlementBatchSchema = z.looseObject({
+  id: text, workflowId: text, from: text, to: text, status: z.enum(['open', 'closed', 'cancelled']), createdBy: text, createdAt: text,
+  skipped: z.array(z.looseObject({ vendorId: text, netPaise: int, lines: int, reason: text })),
+  totals: z.looseObject({ lines: int, open: int, paid: int, failed: int, cancelled: int, amountPaise: int, paidPaise: int, openPaise: int }),
+  lines: z.array(settlementLineSchema),
+});
+export type SettlementBatch = z.infer<typeof settlementBatchSchema>;
+const settlementBatchListSchema = z.looseObject({
+  batches: z.array(z.looseObject({ id: text, from: text, to: text, status: text, createdBy: text, createdAt: text, lines: int, amountPaise: int, paidPaise: int, openLines: int })),
+});
+const settlementDecisionSchema = z.looseObject({ reference: text, batchId: text, status: text, alreadyRecorded: z.boolean(), batchStatus: text });
+export type SettlementDecision = z.infer<typeof settlementDecisionSchema>;
+
 /** The `details` of a 400 invalid_bank_statement. */
 export const bankProblemsSchema = z.object({ problems: z.array(z.object({ line: int, message: text })) });
 
@@ -135,10 +159,10 @@ export function createApiClient(opts: ApiClientOptions) {
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 30_000;
 
-  async function call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, input: { query?: Query; body?: unknown } = {}): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, input: { query?: Query; body?: unknown; raw?: boolean } = {}): Promise<T> {
     const url = new URL(opts.apiUrl + path);
     for (const [name, value] of Object.entries(input.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { authorization: `Bearer ${opts.key}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${opts.key}`, accept: input.raw ? 'text/csv, application/json' : 'application/json' };
     if (opts.actor) headers['x-actor'] = opts.actor;
     if (input.body !== undefined) headers['content-type'] = 'application/json';
     const what = `${method} ${path}`;
@@ -161,7 +185,8 @@ export function createApiClient(opts: ApiClientOptions) {
       if (envelope.success) throw new ApiError(response.status, envelope.data.error.code, envelope.data.error.message, envelope.data.error.details);
       throw new ApiError(response.status, 'http_error', `${what} answered HTTP ${response.status} without the API's error envelope: ${raw.replace(/\s+/g, ' ').slice(0, 120)}`);
     }
-    const parsed = schema.safeParse(json);
+    // `raw`: the body itself (a file such as the bank file); errors still come as the envelope.
+    const parsed = schema.safeParse(input.raw ? raw : json);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw new UnexpectedAnswer(`unexpected answer to ${what} from ${opts.apiUrl}: ${first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'bad shape'}`);
@@ -185,6 +210,16 @@ export function createApiClient(opts: ApiClientOptions) {
     resolveException: (id: number, note: string) => call('POST', `/finance/recon/exceptions/${id}/resolve`, exceptionSchema, { body: { note } }),
     /** JSON rather than a text/csv body: the same import, and the file's name reaches the audit row. */
     importBankStatement: (fileName: string, csv: string) => call('POST', '/finance/bank-statements', bankImportSchema, { body: { fileName, csv } }),
+    /** Always JSON: the CLI writes the CSV itself, with the module the API's format=csv uses. */
+    startSettlement: (body: { from: string; to: string; vendorIds?: string[] }) => call('POST', '/finance/settlement/runs', reconStartedSchema, { body }),
+    settlementRun: (workflowId: string) => call('GET', `/finance/settlement/runs/${encodeURIComponent(workflowId)}`, settlementRunSchema),
+    settlementBatches: (query: Query) => call('GET', '/finance/settlement/batches', settlementBatchListSchema, { query }),
+    settlementBatch: (batchId: string) => call('GET', `/finance/settlement/batches/${encodeURIComponent(batchId)}`, settlementBatchSchema),
+    settlementBankFile: (batchId: string) => call('GET', `/finance/settlement/batches/${encodeURIComponent(batchId)}/bank-file`, text, { raw: true }),
+    cancelSettlement: (batchId: string, reason: string) => call('POST', `/finance/settlement/batches/${encodeURIComponent(batchId)}/cancel`, settlementBatchSchema, { body: { reason } }),
+    settlementPaid: (reference: string, body: { utr: string; paidOn: string; amountPaise?: number }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/paid`, settlementDecisionSchema, { body }),
+    settlementFailed: (reference: string, body: { reason: string }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/failed`, settlementDecisionSchema, { body }),
+    importBankResponse: (fileName: string, csv: string) => call('POST', '/finance/settlement/bank-responses', z.looseObject({ results: z.array(settlementDecisionSchema) }), { body: { fileName, csv } }),
   };
 }
 export type ApiClient = ReturnType<typeof createApiClient>;

@@ -2,6 +2,7 @@
  * and finds a local stack by itself (.data/stack.json, written by `npm run dev`).
  *   payouts queue | show | retry | mark-paid | pay-offline | cancel | pause | resume | switch | audit   (ops)
  *   payouts recon run | exceptions | resolve, payouts bank import                                      (finance)
+ *   payouts settlement run | show | bank-file | paid | failed | import | cancel                         (finance)
  * Exit codes: 0 ok; 1 failed (the API refused or failed, a run failed, some decisions not applied);
  * 2 bad input (usage, flags, a file that cannot be read or that the API rejects as malformed). */
 import { ApiError, ApiUnreachable, UnexpectedAnswer } from './apiClient';
@@ -9,9 +10,10 @@ import { registerBankCommands } from './bank';
 import { Failure, UsageError } from './context';
 import { registerOpsCommands } from './ops';
 import { registerReconCommands } from './recon';
+import { registerSettlementCommands } from './settlement';
 
 /** API answers that say the input was wrong (400 validation), not that the call failed. */
-const BAD_INPUT_CODES = new Set(['invalid_request', 'invalid_bank_statement', 'malformed_json']);
+const BAD_INPUT_CODES = new Set(['invalid_request', 'invalid_bank_statement', 'invalid_bank_response', 'malformed_json']);
 
 export async function main(argv: string[]): Promise<number> {
   // commander 15 is ESM-only; this CommonJS module loads it with import().
@@ -39,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   registerOpsCommands(program);
   registerReconCommands(program);
   registerBankCommands(program);
+  registerSettlementCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
