@@ -1,6 +1,7 @@
 /** One audit trail across capabilities, read-only: payout decisions and the kill switch
  * (review_actions), recon resolutions, bank statement imports, cash confirmations, cancelled and
- * expired orders, API key changes, and vendors' bank details (masked), each with the principal that
+ * expired orders, API key changes, vendors' bank details (masked), and settlement runs and their
+ * lines' decisions, each with the principal that
  * did it (`key:<name>`, and the person when X-Actor said). */
 import { z } from 'zod';
 import type { Db } from '../db/pool';
@@ -18,7 +19,7 @@ export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export interface AuditEntry {
   at: string;
   actor: string;
-  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key' | 'bank_details';
+  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key' | 'bank_details' | 'settlement';
   action: string;
   subject: string | null;
   reason: string | null;
@@ -52,6 +53,9 @@ export async function readAuditLog(db: Pick<Db, 'query'>, filter: AuditFilter): 
        SELECT b.created_at, b.actor, 'bank_details', b.action, b.vendor_id, NULL,
               b.account_masked || ' ' || b.ifsc || ' ' || b.beneficiary_name || ' (key ' || b.key_id || ')'
          FROM vendor_bank_detail_changes b
+       UNION ALL
+       SELECT s.created_at, s.actor, 'settlement', s.action, coalesce(l.reference, s.batch_id), s.detail, s.batch_id
+         FROM settlement_actions s LEFT JOIN settlement_lines l ON l.id = s.line_id
      ) audit
      WHERE ($1::date IS NULL OR at >= ($1::date::timestamp AT TIME ZONE 'Asia/Kolkata'))
        AND ($2::date IS NULL OR at < (($2::date + 1)::timestamp AT TIME ZONE 'Asia/Kolkata'))

@@ -47,7 +47,14 @@ interface DbSnapshot {
   exceptions: { class: string; severity: string; reason: string; count: number }[];
   paused: boolean;
   paused_for: number;
+  offline_owed: { bucket: string; count: number; paise: number }[];
+  oldest_offline_owed: number | null;
+  settlement_open_batches: number;
+  settlement_paid_without_debit: number;
 }
+
+/** Ages of the open offline ledger's lines (what finance still owes by hand). */
+export const OFFLINE_AGE_BUCKETS = ['0-1d', '1-7d', '7-30d', '30d+'] as const;
 
 /** One round trip. Each slice is read through an index (payouts_status, recon_exceptions_listing,
  * the totals' primary key) and none grows with history: live statuses are the open backlog and the
@@ -65,7 +72,17 @@ SELECT
      SELECT class, severity, reason, count(*) AS count
      FROM recon_exceptions WHERE status = 'open' GROUP BY class, severity, reason) e) AS exceptions,
   sw.paused,
-  CASE WHEN sw.paused THEN extract(epoch FROM now() - sw.changed_at)::float8 ELSE 0 END AS paused_for
+  CASE WHEN sw.paused THEN extract(epoch FROM now() - sw.changed_at)::float8 ELSE 0 END AS paused_for,
+  (SELECT coalesce(json_agg(o), '[]'::json) FROM (
+     SELECT CASE WHEN age < interval '1 day' THEN '0-1d' WHEN age < interval '7 days' THEN '1-7d' WHEN age < interval '30 days' THEN '7-30d' ELSE '30d+' END AS bucket,
+            count(*) AS count, coalesce(sum(amount_paise), 0) AS paise
+     FROM (SELECT now() - created_at AS age, amount_paise FROM offline_ledger_open) l GROUP BY 1) o) AS offline_owed,
+  -- The oldest line the platform owes (a vendor's negative line is owed to us, not by us).
+  (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM offline_ledger_open WHERE amount_paise > 0) AS oldest_offline_owed,
+  (SELECT count(*)::int FROM settlement_batches WHERE status = 'open') AS settlement_open_batches,
+  -- Paid lines whose debit should be on the statement by now (two days after the value date) and is not.
+  (SELECT count(*)::int FROM settlement_lines l WHERE l.status = 'paid' AND l.paid_on < (now() AT TIME ZONE 'Asia/Kolkata')::date - 2
+     AND NOT EXISTS (SELECT 1 FROM bank_statement_debits d WHERE d.utr_normalised = l.utr_normalised AND d.amount_paise = l.amount_paise)) AS settlement_paid_without_debit
 FROM transfer_switch sw WHERE sw.id = 1`;
 
 interface ScheduleReading { id: string; found: boolean; lastRunAgeSeconds?: number; intervalSeconds?: number; paused?: boolean }
@@ -192,6 +209,27 @@ export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
   absentUntilRead(new Gauge({
     name: 'payouts_transfers_paused_seconds', help: 'Seconds the kill switch has been on; 0 while transfers run', registers: [registry],
     collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.paused ? s.paused_for : 0)),
+  }));
+
+  new Gauge({
+    name: 'payouts_offline_owed_paise', help: 'The open offline ledger (owed by hand, not yet paid by a settlement) in paise, signed, by the age of its lines', labelNames: ['age'], registers: [registry],
+    collect: fromDb((g: Gauge<'age'>, s: DbSnapshot) => { for (const age of OFFLINE_AGE_BUCKETS) g.set({ age }, Number(s.offline_owed.find((o) => o.bucket === age)?.paise ?? 0)); }),
+  });
+  new Gauge({
+    name: 'payouts_offline_owed_lines', help: 'Lines of the open offline ledger by the age of the line', labelNames: ['age'], registers: [registry],
+    collect: fromDb((g: Gauge<'age'>, s: DbSnapshot) => { for (const age of OFFLINE_AGE_BUCKETS) g.set({ age }, Number(s.offline_owed.find((o) => o.bucket === age)?.count ?? 0)); }),
+  });
+  absentUntilRead(new Gauge({
+    name: 'payouts_offline_owed_oldest_age_seconds', help: 'Seconds since the oldest open offline line the platform owes a vendor was written; 0 when none', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.oldest_offline_owed ?? 0)),
+  }));
+  absentUntilRead(new Gauge({
+    name: 'payouts_settlement_batches_open', help: 'Settlement batches with lines not yet recorded paid or failed', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.settlement_open_batches)),
+  }));
+  absentUntilRead(new Gauge({
+    name: 'payouts_settlement_paid_without_debit', help: 'Settlement lines recorded paid more than two days ago with no bank debit of their UTR and amount imported', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.settlement_paid_without_debit)),
   }));
 
   if (deps.temporal && deps.scheduleIds?.length) {

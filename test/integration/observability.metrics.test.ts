@@ -76,6 +76,11 @@ describe('GET /metrics on the API', () => {
       payouts_webhook_duplicates_total: 'counter',
       payouts_schedule_found: 'gauge',
       payouts_metrics_db_up: 'gauge',
+      payouts_offline_owed_paise: 'gauge',
+      payouts_offline_owed_lines: 'gauge',
+      payouts_offline_owed_oldest_age_seconds: 'gauge',
+      payouts_settlement_batches_open: 'gauge',
+      payouts_settlement_paid_without_debit: 'gauge',
       process_resident_memory_bytes: 'gauge',
     });
     expect(sampleValue(families, 'payouts_metrics_db_up')).toBe(1);
@@ -182,6 +187,34 @@ describe('GET /metrics on the API', () => {
     expect(sampleValue(open, 'payouts_recon_exceptions_open', { class: 'unmatched', severity: 'critical' })).toBe(sampleValue(before, 'payouts_recon_exceptions_open', { class: 'unmatched', severity: 'critical' })! + 1);
     await stack.db.query(`UPDATE recon_exceptions SET status = 'resolved', resolved_at = now(), resolved_by = 'key:finance', resolution_note = 'reversed' WHERE id = $1`, [rows[0]!.id]);
     expect(await read('payouts_recon_exceptions_open_by_reason', { reason: 'transfer-not-in-app' })).toBe(sampleValue(before, 'payouts_recon_exceptions_open_by_reason', { reason: 'transfer-not-in-app' }));
+  });
+
+  test('when an offline line has been owed ten days and a paid settlement line has no debit, then the age buckets, the oldest age and the lines paid without a debit say so', async () => {
+    const before = await scrape();
+    const order = await seedPaidOrder(stack.db, { linkedAccountId: null, mode: 'manual_offline', withPayout: false });
+    const { rows: [line] } = await stack.db.query<{ id: string }>(
+      `INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route, created_at)
+       SELECT id, employer_id, vendor_id, vendor_net_paise, 'manual_offline', now() - interval '10 days' FROM orders WHERE id = $1 RETURNING id`, [order.orderId]);
+    let families = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(families, name, labels)! - sampleValue(before, name, labels)!;
+    expect(delta('payouts_offline_owed_paise', { age: '7-30d' })).toBe(order.vendorNetPaise);
+    expect(delta('payouts_offline_owed_lines', { age: '7-30d' })).toBe(1);
+    expect(sampleValue(families, 'payouts_offline_owed_oldest_age_seconds')).toBeGreaterThanOrEqual(10 * 86_400);
+
+    // Frozen in a batch and recorded paid five days ago, with no debit imported.
+    await stack.db.query(`INSERT INTO vendor_bank_details (vendor_id, beneficiary_name, ifsc, account_ciphertext, account_iv, account_auth_tag, key_id, account_masked, created_by, updated_by)
+      VALUES ($1, 'Metrics Vendor', 'HDFC0001234', '\\x01', decode(repeat('00', 12), 'hex'), decode(repeat('00', 16), 'hex'), 'k', 'XXXXXX1234', 't', 't')`, [order.vendorId]);
+    await stack.db.query(`INSERT INTO settlement_batches (id, workflow_id, run_id, period_from, period_to, status, created_by) VALUES ('stb_metrics0000000', 'w', 'r-metrics', current_date, current_date, 'open', 't')`);
+    const { rows: [sl] } = await stack.db.query<{ id: string }>(`INSERT INTO settlement_lines (batch_id, vendor_id, reference, amount_paise, beneficiary_name, ifsc, account_masked, bank_details_updated_at)
+      VALUES ('stb_metrics0000000', $1, 'STMETRICS00001', $2, 'Metrics Vendor', 'HDFC0001234', 'XXXXXX1234', now()) RETURNING id`, [order.vendorId, order.vendorNetPaise]);
+    await stack.db.query('INSERT INTO settlement_line_members (line_id, ledger_id, amount_paise) VALUES ($1, $2, $3)', [sl!.id, line!.id, order.vendorNetPaise]);
+    families = await scrape();
+    expect(delta('payouts_settlement_batches_open')).toBe(1);
+    await stack.db.query(`UPDATE settlement_lines SET status = 'paid', utr = 'UTRMETRICS01', utr_normalised = 'UTRMETRICS01', paid_on = current_date - 5 WHERE id = $1`, [sl!.id]);
+    families = await scrape();
+    expect(delta('payouts_settlement_paid_without_debit')).toBe(1);
+    // Paid: no longer owed offline.
+    expect(delta('payouts_offline_owed_lines', { age: '7-30d' })).toBe(0);
   });
 
   test('when the running totals behind the counters are compared with a full count of the tables, then they agree', async () => {

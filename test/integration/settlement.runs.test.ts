@@ -136,6 +136,9 @@ describe('settlement runs: the offline ledger, paid by bank file', () => {
     const audit = (await stack.db.query<{ action: string; actor: string }>('SELECT action, actor FROM settlement_actions WHERE batch_id = $1 ORDER BY id', [batchId])).rows;
     expect(audit.map((r) => r.action)).toEqual(['start', 'bank_file', 'paid', 'failed', 'import']);
     expect(audit.every((r) => r.actor.includes('meera'))).toBe(true);
+    // The one audit log shows them too, the line's reference as the subject.
+    const log = await call(stack, stack.keys.ops, 'GET', '/ops/audit?limit=50');
+    expect(log.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'settlement', action: 'paid', subject: lineA.reference, reference: batchId })]));
   });
 
   it('re-pays a failed line in the next run, and cancels a batch with nothing paid', async () => {
