@@ -74,7 +74,8 @@ export function registerSettlementCommands(program: Command): void {
       if (amountPaise === null) throw new UsageError(`--amount ${JSON.stringify(opts.amount)}: expected rupees like 1234.50`);
       const ctx = connect(cmd, 'finance');
       const decided = await ctx.api.settlementPaid(reference, { utr: opts.utr, paidOn: isoDayFlag('--paid-on', opts.paidOn)!, ...(amountPaise === undefined ? {} : { amountPaise }) });
-      ctx.json ? writeJson(decided) : writeLines([decisionLine(decided)]);
+      if (ctx.json) writeJson(decided);
+      else writeLines([decisionLine(decided)]);
     });
 
   settlement.command('failed')
@@ -84,7 +85,8 @@ export function registerSettlementCommands(program: Command): void {
     .action(async (reference: string, opts: { reason: string }, cmd: Command) => {
       const ctx = connect(cmd, 'finance');
       const decided = await ctx.api.settlementFailed(reference, { reason: opts.reason });
-      ctx.json ? writeJson(decided) : writeLines([decisionLine(decided)]);
+      if (ctx.json) writeJson(decided);
+      else writeLines([decisionLine(decided)]);
     });
 
   settlement.command('import')
@@ -119,7 +121,8 @@ export function registerSettlementCommands(program: Command): void {
     .action(async (batchId: string, opts: { reason: string }, cmd: Command) => {
       const ctx = connect(cmd, 'finance');
       const batch = await ctx.api.cancelSettlement(batchId, opts.reason);
-      ctx.json ? writeJson(batch) : writeLines([`batch ${batch.id} cancelled: its ${batch.totals.lines} line(s) are open again`]);
+      if (ctx.json) writeJson(batch);
+      else writeLines([`batch ${batch.id} cancelled: its ${batch.totals.lines} line(s) are open again`]);
     });
 }
 
