@@ -15,6 +15,7 @@ import { opsRefundRoutes } from './routes/opsRefunds';
 import { consoleRoutes } from '../console/routes';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
+import { statementRoutes } from './routes/statements';
 import { settlementRoutes } from './routes/settlement';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -38,6 +39,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => moneyInRoutes(scope, deps));
   await app.register(async (scope) => financeExportRoutes(scope, deps));
   await app.register(async (scope) => opsRefundRoutes(scope, deps));
+  await app.register(async (scope) => statementRoutes(scope, deps));
   await app.register(async (scope) => settlementRoutes(scope, deps));
   // The browser console (/console): its own scope for cookies, forms and HTML errors.
   await app.register(async (scope) => consoleRoutes(scope, deps));

@@ -25,7 +25,13 @@ export function satisfies(roles: readonly Role[], requirement: RoleRequirement):
 
 export const vendorRole = (vendorId: string): VendorRole => `vendor:${vendorId}`;
 
+/** A staff role for any vendor, a vendor key only for its own. A route that uses one requires
+ * `vendor` and that staff role (either lets the caller in), then checks the vendor here. */
+const staffOrOwnVendor = (staff: PlainRole) => (roles: readonly Role[], vendorId: string): boolean =>
+  roles.includes(staff) || roles.includes(vendorRole(vendorId));
+
 /** Cash confirmation: ops for any vendor, a vendor key only for its own orders. */
-export function mayActForVendor(roles: readonly Role[], vendorId: string): boolean {
-  return roles.includes('ops') || roles.includes(vendorRole(vendorId));
-}
+export const mayActForVendor = staffOrOwnVendor('ops');
+
+/** Vendor statements: finance reads any vendor's, a vendor key only its own. */
+export const mayReadVendorStatement = staffOrOwnVendor('finance');

@@ -40,6 +40,12 @@ const ORDERS: DemoOrder[] = [
   { label: 'suspended vendor ₹100 order', vendorKey: 'suspended', employer: 'main', totalPaise: 10_000, subsidyPaise: 9_000, paymentMethod: 'online', expectedRoute: 'direct transfer' },
 ];
 
+const DEMO_BANK_DETAILS: Record<string, { accountNumber: string; ifsc: string; beneficiaryName: string }> = {
+  dosa: { accountNumber: '50100000000601', ifsc: 'HDFC0000601', beneficiaryName: 'Dosa Corner' },
+  biryani: { accountNumber: '31200000000602', ifsc: 'SBIN0000602', beneficiaryName: 'Biryani House' },
+  suspended: { accountNumber: '00400000000603', ifsc: 'ICIC0000603', beneficiaryName: 'Shut Shack' },
+};
+
 export interface DemoSummaryRow {
   vendorId: string;
   linkedAccountId: string;
@@ -68,6 +74,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   const employers = { main: `emp_acme_${tag}`, corporate: `emp_globex_${tag}` };
   for (const [key, id] of Object.entries(employers)) await admin('POST', '/v1/admin/employers', { id, name: `${key} employer ${tag}` });
   for (const [key, id] of Object.entries(vendorIds)) await admin('POST', '/v1/admin/vendors', { id, name: `${key} ${tag}`, linkedAccountId: accounts[key] });
+  // Every demo vendor can be paid by a settlement run's bank file (made-up accounts; stored encrypted, shown masked).
+  for (const [key, id] of Object.entries(vendorIds)) await admin('PUT', `/v1/admin/vendors/${id}/bank-details`, DEMO_BANK_DETAILS[key]);
+  log(`bank details set for ${Object.values(vendorIds).join(', ')} (GET /v1/admin/vendors/<id>/bank-details shows them masked)`);
   for (const key of Object.keys(vendorIds)) {
     await admin('PUT', `/v1/admin/employers/${employers.main}/vendors/${vendorIds[key]}`, { settlementMode: 'platform_transfer', commissionBps: 1_900 });
   }
@@ -126,7 +135,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
   log('per-vendor summary (our records vs the sandbox ledger):');
   for (const r of rows) log(`  ${r.vendorId} ${r.linkedAccountId}: ours ${formatRupees(r.ourPaise)}, sandbox ${formatRupees(r.sandboxPaise)} ${r.agrees ? 'AGREE' : 'DISAGREE'}`);
   if (opts.keys.finance) await runFinanceDemo(opts, apiCaller(opts.apiUrl, opts.keys.finance), tag, timeoutMs);
+  for (const line of statementDownloadLines(opts.apiUrl, vendorIds.dosa!, istDateOf(new Date()))) log(line);
   return rows;
+}
+
+/** Where the demo vendor's statement is: the API's CSV, the console's page, the CLI. */
+export function statementDownloadLines(apiUrl: string, vendorId: string, day: string): string[] {
+  const period = `from=${day}&to=${day}`;
+  return [
+    `\nstatement of ${vendorId} for ${day} (each order, how it was paid, totals by rail, what is still owed offline):`,
+    `  download  curl -H 'Authorization: Bearer <finance key>' '${apiUrl}/v1/vendors/${vendorId}/statement?${period}&format=csv'`,
+    `  console   ${apiUrl}/console/statements?vendor=${vendorId}&${period}`,
+    `  CLI       npm run payouts -- statement ${vendorId} --from ${day} --to ${day}`,
+  ];
 }
 
 export interface FinanceDemoResult { settlements: number; settledPaise: number; mismatches: number; seededException: { reason: string; nextAction: string } | null }

@@ -8,6 +8,7 @@ const NAV: Array<{ href: string; label: string; role: PlainRole }> = [
   { href: '/console/recon', label: 'Recon runs', role: 'finance' },
   { href: '/console/exceptions', label: 'Exceptions', role: 'finance' },
   { href: '/console/bank-statements', label: 'Bank statements', role: 'finance' },
+  { href: '/console/statements', label: 'Vendor statements', role: 'finance' },
   { href: '/console/payouts', label: 'Payout queue', role: 'ops' },
 ];
 

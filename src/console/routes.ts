@@ -16,6 +16,7 @@ import { navFor, page } from './layout';
 import { csrfMatches, endSession, readSession, sessionCookie, sessionSetCookie, SESSION_HOURS, signIn } from './session';
 import { financePages } from './financePages';
 import { opsPages } from './opsPages';
+import { statementPages } from './statementPages';
 
 const HTMX = path.join(path.dirname(require.resolve('htmx.org/package.json')), 'dist', 'htmx.min.js');
 const signInBody = z.object({ key: z.string().trim().min(1, 'paste your API key').max(200), person: z.string().trim().max(100).optional() });
@@ -108,4 +109,5 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
   await financePages(app, deps);
   await opsPages(app, deps);
+  await statementPages(app, deps);
 }

@@ -3,7 +3,7 @@
  * by (UTR, payment, refund, transfer and settlement ids) in their own columns. One module for the
  * API's export (GET /finance/recon/exceptions.csv) and the CLI's `recon exceptions --format csv`,
  * so both write the same file. */
-import { formatRupees } from '../domain/money';
+import { csvField, csvFile, rupeesCell, spreadsheetSafe, type CsvCell } from './csv';
 import type { Db } from '../db/pool';
 import { listExceptions, type ExceptionFilter, type ReconExceptionView } from '../recon/exceptions';
 import type { Severity } from '../recon/reasons';
@@ -45,15 +45,10 @@ export function differencePaise(e: Pick<ExceptionForReport, 'expectedPaise' | 'a
   return e.expectedPaise === null || e.actualPaise === null ? null : e.actualPaise - e.expectedPaise;
 }
 
-/** `1,23,456.78`: rupees with Indian grouping and no ₹ sign, so a spreadsheet opens the file the
- * same whatever encoding it guesses; the paise column beside it is the exact value. */
-export function rupeesCell(paise: number | null): string {
-  return paise === null ? '' : formatRupees(paise).replace('₹', '');
-}
+// The paise column beside each rupees column is the exact value.
+export { csvField, rupeesCell };
 
-type Cell = string | number | null;
-
-const COLUMNS: Array<[header: string, value: (e: ExceptionForReport, refs: ExceptionReferences) => Cell]> = [
+const COLUMNS: Array<[header: string, value: (e: ExceptionForReport, refs: ExceptionReferences) => CsvCell]> = [
   ['id', (e) => e.id],
   ['day', (e) => e.day],
   ['status', (e) => e.status],
@@ -82,25 +77,14 @@ const COLUMNS: Array<[header: string, value: (e: ExceptionForReport, refs: Excep
 
 export const EXCEPTION_CSV_HEADER: readonly string[] = COLUMNS.map(([header]) => header);
 
-/** A typed note that starts like a formula (`=`, `+`, `-`, `@`) would run in a spreadsheet. */
-function spreadsheetSafe(value: string | null): string | null {
-  return value !== null && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. */
-export function csvField(value: Cell): string {
-  const s = value === null ? '' : String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export function exceptionCsvRow(e: ExceptionForReport): string {
+function exceptionCells(e: ExceptionForReport): CsvCell[] {
   const refs = exceptionReferences(e);
-  return COLUMNS.map(([, value]) => csvField(value(e, refs))).join(',');
+  return COLUMNS.map(([, value]) => value(e, refs));
 }
 
 /** The whole file: the header row even when there are no exceptions. */
 export function exceptionsCsv(rows: readonly ExceptionForReport[]): string {
-  return [EXCEPTION_CSV_HEADER.join(','), ...rows.map(exceptionCsvRow)].map((line) => `${line}\r\n`).join('');
+  return csvFile(EXCEPTION_CSV_HEADER, rows.map(exceptionCells));
 }
 
 /** Every exception matching the filter (paged through whole), optionally of one severity: what an

@@ -78,6 +78,8 @@ describe('API authentication and roles', () => {
     { method: 'POST', url: '/finance/settlement/lines/:reference/paid', path: () => '/finance/settlement/lines/STAAAAAAAA0001/paid', body: () => ({ utr: 'HDFC123456', paidOn: '2026-08-02' }) },
     { method: 'POST', url: '/finance/settlement/lines/:reference/failed', path: () => '/finance/settlement/lines/STAAAAAAAA0001/failed', body: () => reason },
     { method: 'POST', url: '/finance/settlement/bank-responses', path: () => '/finance/settlement/bank-responses', body: () => ({ csv: 'nonsense' }) },
+    // A vendor key reads its own statement (the vendor key here is VENDOR's); the others are checked in statements.test.ts.
+    { method: 'GET', url: '/v1/vendors/:vendorId/statement', path: () => `/v1/vendors/${VENDOR}/statement?from=2026-08-01&to=2026-08-02` },
   ];
   const PUBLIC = ['GET /health', 'GET /ready', 'POST /webhooks/razorpay', 'POST /v1/orders/:orderId/payment-callback', 'GET /openapi.json', 'GET /metrics'];
 

@@ -46,6 +46,8 @@ describe('OpenAPI', () => {
     const queue = doc.paths['/ops/payouts'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     expect(queue).toEqual(expect.arrayContaining(['query:status', 'query:vendorId', 'query:reason', 'query:olderThan']));
     expect(doc.paths['/v1/orders/{orderId}/cash-confirmation'].post['x-roles']).toEqual(['vendor', 'ops']);
+    const statement = doc.paths['/v1/vendors/{vendorId}/statement'].get;
+    expect([statement['x-roles'], statement.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)]).toEqual([['vendor', 'finance'], ['path:vendorId', 'query:from', 'query:to', 'query:format']]);
   });
 
   test('when a person opens /docs, then the Swagger UI answers', async () => {

@@ -1,7 +1,6 @@
 /** The `payouts` CLI as ops and finance run it: its own OS process (node with tsx's loader), talking
  * to a real API (in-process, port 0) over a real worker, PostgreSQL and the Razorpay sandbox, with
  * the key and URL from the environment (or the stack file). Also the API's finance CSV export. */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { temporalReconStarter } from '../../src/recon/temporal';
 import { EXCEPTION_CSV_HEADER } from '../../src/reports/exceptionsCsv';
 import type { AuthHeader } from '../support/apiKeys';
+import { runPayoutsCli, type CliRun } from '../support/payoutsCli';
 import { eventually, payoutRow, seedPaidOrder } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 
@@ -22,7 +22,7 @@ const root = path.resolve(__dirname, '../..');
 const fixtures = path.join(root, 'test/fixtures/recon');
 const SUSPENDED = 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT';
 
-interface Run { code: number | null; stdout: string; stderr: string }
+type Run = CliRun;
 
 /** RFC 4180, as a spreadsheet reads it. */
 function parseCsv(text: string): string[][] {
@@ -54,24 +54,13 @@ describe('the payouts CLI against a running stack', () => {
 
   /** Runs `payouts ARGS` as its own process; the key is the role's unless `env` says otherwise. */
   function payouts(args: string[], key: AuthHeader | null, env: Record<string, string> = {}): Promise<Run> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/payouts/main.ts'), ...args], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', USER: 'ci-runner',
-        // Never this checkout's own .data/stack.json.
-        PAYOUTS_STACK_FILE: path.join(tmp, 'no-stack.json'),
-        PAYOUTS_API_URL: apiUrl,
-        ...(key ? { PAYOUTS_API_KEY: key.authorization.replace(/^Bearer /, '') } : {}),
-        ...env,
-      },
+    return runPayoutsCli(args, {
+      // Never this checkout's own .data/stack.json.
+      PAYOUTS_STACK_FILE: path.join(tmp, 'no-stack.json'),
+      PAYOUTS_API_URL: apiUrl,
+      ...(key ? { PAYOUTS_API_KEY: key.authorization.replace(/^Bearer /, '') } : {}),
+      ...env,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
   }
   const ops = (args: string[], env?: Record<string, string>) => payouts(args, stack.keys.ops, env);
   const finance = (args: string[], env?: Record<string, string>) => payouts(args, stack.keys.finance, env);

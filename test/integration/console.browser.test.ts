@@ -4,39 +4,18 @@
  * transfers; a finance session sees no payout action and is refused one posted directly. The
  * browser runs in a node child (console.driver.mts: puppeteer-core is an ES module jest cannot
  * load); screenshots of each page at 1366×768 go to .data/screenshots/. */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { mintKey, type AuthHeader } from '../support/apiKeys';
+import { mintKey } from '../support/apiKeys';
 import { revokeApiKey } from '../../src/auth/apiKeys';
 import { createGateway } from '../../src/gateway';
 import { EXCEPTION_CSV_HEADER } from '../../src/reports/exceptionsCsv';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { eventually, payoutRow, seedPaidOrder } from './payoutSeed';
+import { inBrowser, keyOf, SHOTS } from './consoleBrowser';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 
-const ROOT = path.resolve(__dirname, '../..');
-const SHOTS = path.join(ROOT, '.data', 'screenshots');
-const keyOf = (h: AuthHeader): string => h.authorization.slice('Bearer '.length);
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- what the browser saw, checked field by field
-function inBrowser(scenario: string, input: Record<string, unknown>): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(__dirname, 'console.driver.mts'), scenario],
-      { cwd: ROOT, timeout: 110_000, maxBuffer: 20 * 1024 * 1024 }, (err, stdout, stderr) => {
-        const last = stdout.trim().split('\n').pop() ?? '';
-        try {
-          const parsed = JSON.parse(last) as { result?: unknown; error?: string };
-          if (parsed.error) reject(new Error(`${scenario} failed in the browser: ${parsed.error}`));
-          else resolve(parsed.result);
-        } catch {
-          reject(new Error(`${scenario}: no JSON from the driver (${err?.message}): ${stdout.slice(-2000)} ${stderr.slice(-2000)}`));
-        }
-      });
-    child.stdin!.end(JSON.stringify({ shots: SHOTS, fixtures: path.join(ROOT, 'test/fixtures/recon'), ...input }));
-  });
-}
 
 describe('the console in a browser', () => {
   let stack: PayoutStack;
@@ -69,7 +48,7 @@ describe('the console in a browser', () => {
     const seen = await inBrowser('session', as('finance'));
     expect(seen.landed).toBe('/console/recon');
     expect(seen.cookie).toEqual({ name: 'payouts_console', httpOnly: true, sameSite: 'Strict', path: '/console' });
-    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements']);
+    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements', 'Vendor statements']);
   });
 
   test('when finance starts a run for a window, then the progress bar polls until the run has ended at 100%, and the run is listed', async () => {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
-interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean }
+interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean; vendorId?: string; from?: string; to?: string }
 
 async function signedIn(browser: Browser, input: Input): Promise<{ page: Page; landed: string }> {
   const page = await (await browser.createBrowserContext()).newPage();
@@ -127,6 +127,24 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     await page.type('#switch-reason', 'maintenance over');
     await submit(page, 'form[action="/console/transfers/resume"] button');
     return { paused, pauseNotice, inFlight, resumed: await text(page, '[data-testid=switch-state]'), inFlightAfterResume: await page.$('[data-testid=in-flight]') !== null };
+  },
+
+  async statement(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/statements?from=${input.from}&to=${input.to}`);
+    const vendorRow = await text(page, `tr[data-vendor-id="${input.vendorId}"]`);
+    await page.select('#s-vendor', input.vendorId!);
+    await submit(page, 'form[aria-label="Choose a statement"] button');
+    const lines = await page.$$eval('[data-testid=statement-lines] tbody tr[data-order-id]', (trs) => trs.map((tr) => ({
+      orderId: tr.getAttribute('data-order-id'), kind: tr.getAttribute('data-kind'), rail: tr.getAttribute('data-rail'), text: tr.textContent,
+    })));
+    const totals = await page.$$eval('[data-testid=statement-totals] tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
+    const balance = await text(page, '[data-testid=balance]');
+    const fits = await fitsLaptop(page);
+    await page.screenshot({ path: path.join(input.shots, 'console-vendor-statement.png'), fullPage: true });
+    const href = await page.$eval('#statement-csv', (a) => (a as HTMLAnchorElement).href);
+    const csv = await page.evaluate((u) => fetch(u).then((r) => r.text()), href);
+    return { url: page.url(), vendorRow, lines, totals, balance, fits, href, csv };
   },
 
   async financeOnQueue(browser, input) {

@@ -1,4 +1,4 @@
-import { mayActForVendor, roleSchema, satisfies } from '../../src/auth/roles';
+import { mayActForVendor, mayReadVendorStatement, roleSchema, satisfies } from '../../src/auth/roles';
 
 describe('auth roles', () => {
   test('when a role is parsed, then the five kinds are accepted and anything else is refused', () => {
@@ -18,5 +18,12 @@ describe('auth roles', () => {
     expect(mayActForVendor(['vendor:v1'], 'v1')).toBe(true);
     expect(mayActForVendor(['vendor:v1'], 'v2')).toBe(false);
     expect(mayActForVendor(['ordering', 'admin'], 'v1')).toBe(false);
+  });
+
+  test('when a vendor statement is read, then finance may for any vendor and a vendor key only its own; ops may not', () => {
+    expect(mayReadVendorStatement(['finance'], 'v1')).toBe(true);
+    expect(mayReadVendorStatement(['vendor:v1'], 'v1')).toBe(true);
+    expect(mayReadVendorStatement(['vendor:v1'], 'v2')).toBe(false);
+    expect(mayReadVendorStatement(['ops', 'admin'], 'v1')).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { OpsAction } from '../../contracts/payout';
 import type { ReconProgress } from '../../contracts/recon';
+import { statementSchema } from '../../statements/contract';
 
 /** The API answered with an error (any non-2xx). */
 export class ApiError extends Error {
@@ -220,6 +221,7 @@ export function createApiClient(opts: ApiClientOptions) {
     settlementPaid: (reference: string, body: { utr: string; paidOn: string; amountPaise?: number }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/paid`, settlementDecisionSchema, { body }),
     settlementFailed: (reference: string, body: { reason: string }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/failed`, settlementDecisionSchema, { body }),
     importBankResponse: (fileName: string, csv: string) => call('POST', '/finance/settlement/bank-responses', z.looseObject({ results: z.array(settlementDecisionSchema) }), { body: { fileName, csv } }),
+    statement: (vendorId: string, period: { from: string; to: string }) => call('GET', `/v1/vendors/${encodeURIComponent(vendorId)}/statement`, statementSchema, { query: period }),
   };
 }
 export type ApiClient = ReturnType<typeof createApiClient>;

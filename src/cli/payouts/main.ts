@@ -3,6 +3,7 @@
  *   payouts queue | show | retry | mark-paid | pay-offline | cancel | pause | resume | switch | audit   (ops)
  *   payouts recon run | exceptions | resolve, payouts bank import                                      (finance)
  *   payouts settlement run | show | bank-file | paid | failed | import | cancel                         (finance)
+ *   payouts statement VENDOR --from --to                                                           (finance, or the vendor's key)
  * Exit codes: 0 ok; 1 failed (the API refused or failed, a run failed, some decisions not applied);
  * 2 bad input (usage, flags, a file that cannot be read or that the API rejects as malformed). */
 import { ApiError, ApiUnreachable, UnexpectedAnswer } from './apiClient';
@@ -11,6 +12,7 @@ import { Failure, UsageError } from './context';
 import { registerOpsCommands } from './ops';
 import { registerReconCommands } from './recon';
 import { registerSettlementCommands } from './settlement';
+import { registerStatementCommands } from './statement';
 
 /** API answers that say the input was wrong (400 validation), not that the call failed. */
 const BAD_INPUT_CODES = new Set(['invalid_request', 'invalid_bank_statement', 'invalid_bank_response', 'malformed_json']);
@@ -29,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     .addHelpText('after', [
       '',
       'The API and key: --api-url/--key, else $PAYOUTS_API_URL/$PAYOUTS_API_KEY, else the stack that npm run dev',
-      'started (.data/stack.json; ops commands use its ops key, recon and bank its finance key).',
+      'started (.data/stack.json; ops commands use its ops key, recon, bank and statement its finance key).',
       'Exit codes: 0 ok, 1 failed (API error, run failed, a decision not applied), 2 bad input.',
       '',
       'Examples:',
@@ -37,11 +39,13 @@ export async function main(argv: string[]): Promise<number> {
       '  payouts retry ord_123 ord_456 --reason "vendor account reactivated"',
       '  payouts recon run --from 2026-09-01 --to 2026-09-07 --wait',
       '  payouts recon exceptions --status open --format csv > exceptions.csv',
+      '  payouts statement ven_dosa --from 2026-09-01 --to 2026-09-30 --format csv > statement.csv',
     ].join('\n'));
   registerOpsCommands(program);
   registerReconCommands(program);
   registerBankCommands(program);
   registerSettlementCommands(program);
+  registerStatementCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
