@@ -6,13 +6,17 @@ import { ORDER_KINDS, type OrderKind } from './plan';
 import type { OrderHistory, World } from './workload';
 
 export interface DbLedger {
-  orders: Map<string, { status: string; vendorNetPaise: number; subsidyPaise: number; commissionPaise: number; totalPaise: number }>;
+  orders: Map<string, { status: string; vendorId: string; vendorNetPaise: number; subsidyPaise: number; commissionPaise: number; totalPaise: number }>;
   payouts: Map<string, { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string; lastCode: string | null }>;
   splits: Map<string, { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string }>;
   ledger: Map<string, { route: string; amountPaise: number }>;
   openLedger: Set<string>;
   obligations: Map<string, number>;
   refunds: Array<{ orderId: string | null; paymentId: string; status: string; gatewayRefundId: string | null }>;
+  /** Active memberships of the orders' offline lines in settlement lines (open or paid). */
+  settlementMembers: Array<{ orderId: string; reference: string; status: string; vendorId: string; amountPaise: number }>;
+  /** Settlement lines recorded paid for the campaign's vendors, with what their members add up to. */
+  paidSettlementLines: Array<{ reference: string; vendorId: string; amountPaise: number; utr: string; membersPaise: number }>;
 }
 
 export interface ProviderLedger {

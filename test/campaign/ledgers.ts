@@ -8,9 +8,9 @@ const n = (v: string | number) => Number(v);
 
 export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedger> {
   const q = async <R extends Record<string, unknown>>(sql: string) => (await db.query<R>(sql, [orderIds])).rows;
-  const [orders, payouts, splits, ledger, open, obligations, refunds] = await Promise.all([
-    q<{ id: string; status: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
-      'SELECT id, status, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
+  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines] = await Promise.all([
+    q<{ id: string; status: string; vendor_id: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
+      'SELECT id, status, vendor_id, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
     q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string; last_code: string | null }>(
       'SELECT order_id, status, amount_paise, provider_transfer_id, linked_account_id, last_code FROM payouts WHERE order_id = ANY($1)'),
     q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string }>(
@@ -20,15 +20,25 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
     q<{ order_id: string; amount_paise: string }>('SELECT order_id, amount_paise FROM vendor_obligations WHERE order_id = ANY($1)'),
     q<{ order_id: string | null; payment_id: string; status: string; gateway_refund_id: string | null }>(
       'SELECT order_id, payment_id, status, gateway_refund_id FROM refunds WHERE order_id = ANY($1)'),
+    q<{ order_id: string; reference: string; status: string; vendor_id: string; amount_paise: string }>(
+      `SELECT o.order_id, l.reference, l.status, l.vendor_id, m.amount_paise FROM settlement_line_members m
+         JOIN settlement_lines l ON l.id = m.line_id JOIN offline_ledger o ON o.id = m.ledger_id
+        WHERE m.active AND o.order_id = ANY($1)`),
+    q<{ reference: string; vendor_id: string; amount_paise: string; utr: string; members_paise: string }>(
+      `SELECT l.reference, l.vendor_id, l.amount_paise, l.utr,
+              (SELECT coalesce(sum(m.amount_paise), 0) FROM settlement_line_members m WHERE m.line_id = l.id AND m.active) AS members_paise
+         FROM settlement_lines l WHERE l.status = 'paid' AND l.vendor_id IN (SELECT vendor_id FROM orders WHERE id = ANY($1))`),
   ]);
   return {
-    orders: new Map(orders.map((r) => [r.id, { status: r.status, vendorNetPaise: n(r.vendor_net_paise), subsidyPaise: n(r.subsidy_paise), commissionPaise: n(r.commission_paise), totalPaise: n(r.total_paise) }])),
+    orders: new Map(orders.map((r) => [r.id, { status: r.status, vendorId: r.vendor_id, vendorNetPaise: n(r.vendor_net_paise), subsidyPaise: n(r.subsidy_paise), commissionPaise: n(r.commission_paise), totalPaise: n(r.total_paise) }])),
     payouts: new Map(payouts.map((r) => [r.order_id, { status: r.status, amountPaise: n(r.amount_paise), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id, lastCode: r.last_code }])),
     splits: new Map(splits.map((r) => [r.order_id, { status: r.status, amountPaise: n(r.amount_paise), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id }])),
     ledger: new Map(ledger.map((r) => [r.order_id, { route: r.route, amountPaise: n(r.amount_paise) }])),
     openLedger: new Set(open.map((r) => r.order_id)),
     obligations: new Map(obligations.map((r) => [r.order_id, n(r.amount_paise)])),
     refunds: refunds.map((r) => ({ orderId: r.order_id, paymentId: r.payment_id, status: r.status, gatewayRefundId: r.gateway_refund_id })),
+    settlementMembers: members.map((r) => ({ orderId: r.order_id, reference: r.reference, status: r.status, vendorId: r.vendor_id, amountPaise: n(r.amount_paise) })),
+    paidSettlementLines: paidLines.map((r) => ({ reference: r.reference, vendorId: r.vendor_id, amountPaise: n(r.amount_paise), utr: r.utr, membersPaise: n(r.members_paise) })),
   };
 }
 

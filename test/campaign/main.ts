@@ -7,6 +7,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { Pool } from 'pg';
 import { startTopology, type Topology } from '../../src/devstack/topology';
+import { istDateOf } from '../../src/domain/calendar';
 import { formatRupees } from '../../src/domain/money';
 import { sleep } from './calls';
 import { checkOrders, tableByRoute, type CheckResult } from './checker';
@@ -15,6 +16,8 @@ import { writeFindings } from './findings';
 import { readDbLedger, readProviderLedger, stillMoving } from './ledgers';
 import { planCampaign, planDigest, type CampaignPlan } from './plan';
 import { closeTheBooks, type ReconOutcome } from './recon';
+import { giveBankDetails, offlineSettler, type OfflineSettlement } from './offline';
+import { checkRails, type RailResult } from './railChecker';
 import { buildWorld, runWorkload } from './workload';
 
 /** Shorter clocks than production (seconds, not minutes) so that a run quiesces within minutes;
@@ -51,6 +54,8 @@ export interface CampaignOptions {
 export interface CampaignResult {
   plan: CampaignPlan;
   check: CheckResult;
+  rails: RailResult;
+  settlement: OfflineSettlement;
   recon: ReconOutcome | null;
   fired: Record<string, number>;
   quiesceMs: number;
@@ -94,13 +99,24 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const { log } = o;
   const campaignStart = new Date();
   const world = await buildWorld(t, plan, log);
+  await giveBankDetails(t, world);
+  const settler = offlineSettler(t, world, plan.seed, log);
+  const campaignDay = istDateOf(campaignStart);
   const startedAt = Date.now();
   const faults = startFaults(t, plan, world, temporal, startedAt, log);
   const tenth = Math.max(1, Math.floor(plan.orders.length / 10));
+  // Finance settles the offline ledger at its planned times while the orders and faults go on.
+  const rounds = (async () => {
+    for (const round of plan.settlements) {
+      await sleep(Math.max(0, startedAt + round.atMs - Date.now()));
+      await settler.settle({ from: campaignDay, failOne: round.failOne, why: round.why });
+    }
+  })();
   const histories = await runWorkload(t, plan, world, startedAt, (done) => {
     if (done % tenth === 0 || done === plan.orders.length) log(`workload: ${done}/${plan.orders.length} orders taken down their routes (${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
   });
   await faults.done;
+  await rounds;
   log(`workload and faults done after ${((Date.now() - startedAt) / 1000).toFixed(1)} s; clearing faults and quiescing`);
 
   // Quiesce: faults cleared, the Schedules (sweeps) and ops' retries left to bring everything to rest.
@@ -130,11 +146,16 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const quiesceMs = Date.now() - quiesceStart;
   log(`quiesced in ${(quiesceMs / 1000).toFixed(1)} s`);
 
-  const check = checkOrders(histories, world, await readDbLedger(db, orderIds), await readProviderLedger(t));
-  const problems = [...faults.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`)];
+  // The last round, once quiet: what the rounds failed or could not reach yet is paid now.
+  await settler.settle({ from: campaignDay, failOne: false, why: 'after the system came to rest' });
+  const dbLedger = await readDbLedger(db, orderIds);
+  const check = checkOrders(histories, world, dbLedger, await readProviderLedger(t));
+  const rails = checkRails(check.verdicts, dbLedger, settler.state);
+  const problems = [...faults.problems, ...settler.state.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`)];
   let recon: ReconOutcome | null = null;
   const reconProblems: string[] = [];
   try {
+    await settler.importDebits();
     recon = await closeTheBooks(t, plan, histories, campaignStart, log);
   } catch (err) {
     reconProblems.push(`recon could not run: ${err instanceof Error ? err.message : String(err)}`);
@@ -142,6 +163,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const fired = { ...(await t.sandbox.faultsFired()), ...faults.fired };
   const violations = [
     ...check.violations,
+    ...rails.violations,
     ...Object.entries(moving).map(([k, v]) => `still moving at the quiesce deadline: ${v} ${k}`),
     ...(recon?.violations ?? []),
     ...reconProblems,
@@ -151,7 +173,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   if (violations.length > 0) {
     findings = await writeFindings(t, db, check.verdicts, { seed: plan.seed, orders: plan.orders.length, violations, recon, fired }).catch((err: unknown) => `not written: ${String(err)}`);
   }
-  return { plan, check, recon, fired, quiesceMs, stillMoving: moving, problems, violations, findings, stateDir: t.stateDir };
+  return { plan, check, rails, settlement: settler.state, recon, fired, quiesceMs, stillMoving: moving, problems, violations, findings, stateDir: t.stateDir };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,6 +198,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
       ['total', totals.orders, totals.transfers, totals.duplicates, totals.lost, totals.stuck, totals.parked, totals.disagreements],
     ]),
     `unattributed transfers at the provider: ${r.check.unattributed.length}; paid to vendors by transfer: ${formatRupees(paid)}`,
+    `offline rail: ${r.settlement.rounds} settlement round(s), ${r.settlement.paid.length} line(s) paid (${r.settlement.failed.length} failed and paid again later), ${r.rails.paidOfflineOrders} order(s) paid by settlement (${formatRupees(r.rails.paidOfflinePaise)}), ${r.rails.carriedForwardOrders} carried forward`,
     '',
     'faults that fired (counted, not planned):',
     table(['fault', 'count'], Object.entries(r.fired).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, v])),
@@ -187,7 +210,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     '',
   ];
   if (r.violations.length === 0) {
-    out.push(`PASS: seed ${r.plan.seed}, ${r.plan.orders.length} orders: every vendor paid exactly once; the books close`);
+    out.push(`PASS: seed ${r.plan.seed}, ${r.plan.orders.length} orders: every vendor paid exactly once, by transfer or by settlement, never both; the books close`);
   } else {
     out.push(`FAIL: ${r.violations.length} violation(s):`);
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);

@@ -74,10 +74,15 @@ export type PlantedException =
   | { kind: 'adjustment'; reason: 'adjustment'; amountPaise: number }
   | { kind: 'on_hold'; reason: 'on-hold'; orderIndex: number };
 
+/** Finance settles the offline ledger while the workload runs (offline.ts); a last round follows
+ * once the system is quiet. */
+export interface PlannedSettlement { atMs: number; failOne: boolean; why: string }
+
 export interface CampaignPlan {
   seed: number;
   orders: PlannedOrder[];
   faults: PlannedFault[];
+  settlements: PlannedSettlement[];
   planted: PlantedException[];
   durationMs: number;
 }
@@ -165,7 +170,8 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   faults.push({ kind: 'terminate_runs', atMs: at(0.6, 0.8), count: int(2, 4) });
   faults.push({ kind: 'restart_temporal', atMs: at(0.5, 0.6) });
   faults.push({ kind: 'restart_postgres', atMs: at(0.7, 0.8) });
-  faults.push({ kind: 'kill_switch', atMs: at(0.25, 0.4), forMs: int(3_000, 5_000) });
+  const pause = { kind: 'kill_switch' as const, atMs: at(0.25, 0.4), forMs: int(3_000, 5_000) };
+  faults.push(pause);
   faults.push({ kind: 'balance_zero', atMs: at(0.55, 0.7), forMs: int(3_000, 5_000) });
   faults.push({ kind: 'suspend_account', atMs: at(0.2, 0.4), forMs: int(6_000, 10_000), vendor: 'flaky' });
   faults.sort((a, b) => a.atMs - b.atMs);
@@ -173,7 +179,12 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
   const holdable = orders.filter((o) => o.kind === 'direct_99');
   if (holdable.length > 1) planted.push({ kind: 'on_hold', reason: 'on-hold', orderIndex: pick(holdable).index });
-  return { seed: opts.seed, orders, faults, planted, durationMs };
+  const settlements: PlannedSettlement[] = [
+    { atMs: pause.atMs + 500, failOne: false, why: 'while transfers are paused' },
+    { atMs: at(0.45, 0.55), failOne: true, why: 'mid-run, one line failed' },
+    { atMs: at(0.85, 0.95), failOne: false, why: 'late in the run' },
+  ];
+  return { seed: opts.seed, orders, faults, settlements, planted, durationMs };
 }
 
 function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number, r: { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T }): PlannedOrder {

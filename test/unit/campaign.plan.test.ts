@@ -1,5 +1,7 @@
 import { campaignPlan } from '../campaign/main';
 import { ORDER_KINDS, planDigest } from '../campaign/plan';
+import { checkRails } from '../campaign/railChecker';
+import type { OfflineSettlement } from '../campaign/offline';
 import { checkOrders, tableByRoute, type DbLedger, type ProviderLedger } from '../campaign/checker';
 import type { OrderHistory, World } from '../campaign/workload';
 import type { RzpTransfer } from '../../src/gateway/types';
@@ -54,9 +56,10 @@ describe('the campaign checker', () => {
     notes: { transaction_id: 'p1', order_id: 'ord_1' }, created_at: 0, ...over,
   } as RzpTransfer);
   const db = (payoutStatus = 'settled', transferId: string | null = 'trf_1'): DbLedger => ({
-    orders: new Map([['ord_1', { status: 'paid', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
+    orders: new Map([['ord_1', { status: 'paid', vendorId: 'v_a', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
     payouts: new Map([['ord_1', { status: payoutStatus, amountPaise: 8_100, providerTransferId: transferId, linkedAccountId: 'acc_a', lastCode: null }]]),
     splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
+    settlementMembers: [], paidSettlementLines: [],
   });
   const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
 
@@ -86,5 +89,42 @@ describe('the campaign checker', () => {
     const stray = checkOrders([history], world, db(), provider([transfer('trf_1'), transfer('trf_9', { notes: { transaction_id: 'x', order_id: 'ord_other' } })]));
     expect(stray.unattributed.map((t) => t.id)).toEqual(['trf_9']);
     expect(stray.violations.join('\n')).toMatch(/trf_9 .* belongs to no order/);
+  });
+
+  describe('across rails (transfers and offline settlement together)', () => {
+    const cashPlan = { ...plan.orders.find((o) => o.kind === 'cash')!, vendor: 'nolink' as const };
+    const cash: OrderHistory = { planned: cashPlan, orderId: 'ord_2', gatewayOrderId: null, vendorNetPaise: 9_000, paymentIds: [], retries: 0, error: null };
+    const settlement = (over: Partial<OfflineSettlement> = {}): OfflineSettlement => ({ rounds: 1, paid: [{ reference: 'STAAAAAAAA0001', vendorId: 'v_n', amountPaise: 500, utr: 'UTR00001', paidOn: '2026-12-01' }], failed: [], carriedForward: [], problems: [], ...over });
+    const offlineDb = (over: Partial<DbLedger> = {}): DbLedger => ({
+      ...db(),
+      orders: new Map([...db().orders, ['ord_2', { status: 'paid', vendorId: 'v_n', vendorNetPaise: 9_000, subsidyPaise: 2_400, commissionPaise: 1_900, totalPaise: 10_000 }]]),
+      ledger: new Map([...db().ledger, ['ord_2', { route: 'cash', amountPaise: 500 }]]),
+      settlementMembers: [{ orderId: 'ord_2', reference: 'STAAAAAAAA0001', status: 'paid', vendorId: 'v_n', amountPaise: 500 }],
+      paidSettlementLines: [{ reference: 'STAAAAAAAA0001', vendorId: 'v_n', amountPaise: 500, utr: 'UTR00001', membersPaise: 500 }],
+      ...over,
+    });
+    const verdicts = (ledger: DbLedger, transfers = [transfer('trf_1')]) => checkOrders([history, cash], world, ledger, provider(transfers)).verdicts;
+
+    test('a cash order paid by one settlement line and a direct order by one transfer pass', () => {
+      expect(checkRails(verdicts(offlineDb()), offlineDb(), settlement()).violations).toEqual([]);
+    });
+
+    test('an order paid by transfer and also by a settlement line is paid twice', () => {
+      const both = offlineDb({ settlementMembers: [...offlineDb().settlementMembers, { orderId: 'ord_1', reference: 'STAAAAAAAA0002', status: 'paid', vendorId: 'v_a', amountPaise: 8_100 }] });
+      expect(checkRails(verdicts(both), both, settlement()).violations.join('\n')).toMatch(/ord_1 \(direct_99\): paid twice — by transfer and by settlement line STAAAAAAAA0002/);
+    });
+
+    test('an offline line still owed after the last round is a violation unless its vendor was carried forward', () => {
+      const open = offlineDb({ settlementMembers: [], paidSettlementLines: [], openLedger: new Set(['ord_2']) });
+      expect(checkRails(verdicts(open), open, settlement({ paid: [] })).violations.join('\n')).toMatch(/owed offline .* not carried forward/);
+      expect(checkRails(verdicts(open), open, settlement({ paid: [], carriedForward: ['v_n'] })).violations).toEqual([]);
+    });
+
+    test('a paid line finance did not record, or one worth more than its members, is a violation', () => {
+      const unrecorded = checkRails(verdicts(offlineDb()), offlineDb(), settlement({ paid: [] }));
+      expect(unrecorded.violations.join('\n')).toMatch(/STAAAAAAAA0001 is paid, but finance never recorded it/);
+      const short = offlineDb({ paidSettlementLines: [{ reference: 'STAAAAAAAA0001', vendorId: 'v_n', amountPaise: 500, utr: 'UTR00001', membersPaise: 400 }] });
+      expect(checkRails(verdicts(short), short, settlement()).violations.join('\n')).toMatch(/pays 500, its offline lines add up to 400/);
+    });
   });
 });

@@ -1,0 +1,106 @@
+/** Finance's part of the campaign on the offline rail: settlement runs during the workload (one while
+ * transfers are paused), each as finance does it through the API — start the run, download the bank
+ * file, record lines paid with UTRs — with one line failed in the first round and re-paid by a later
+ * one, and a last round once the system is quiet; then the bank statement with the rounds' debits.
+ * What was paid is recorded for the checker; nothing here decides whether the system was right. */
+import { istDateOf } from '../../src/domain/calendar';
+import { plainRupees } from '../../src/domain/money';
+import type { Topology } from '../../src/devstack/topology';
+import { callRetrying, sleep } from './calls';
+import type { VendorKey } from './plan';
+import type { World } from './workload';
+
+export interface PaidLine { reference: string; vendorId: string; amountPaise: number; utr: string; paidOn: string }
+
+export interface OfflineSettlement {
+  rounds: number;
+  paid: PaidLine[];
+  /** References recorded failed (their lines must be paid again by a later round). */
+  failed: string[];
+  /** Vendors the last round carried forward (their open lines net to zero or less). */
+  carriedForward: string[];
+  problems: string[];
+}
+
+/** Every campaign vendor gets bank details (made up), so any offline line can be settled. */
+export async function giveBankDetails(t: Topology, world: World): Promise<void> {
+  for (const [n, [key, vendorId]] of (Object.entries(world.vendors) as Array<[VendorKey, string]>).entries()) {
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/vendors/${vendorId}/bank-details`, {
+      accountNumber: String(918_000_000_000 + n), ifsc: 'UTIB0000123', beneficiaryName: `Campaign ${key.replace('_', ' ')}`,
+    });
+  }
+}
+
+export function offlineSettler(t: Topology, world: World, seed: number, log: (line: string) => void) {
+  const state: OfflineSettlement = { rounds: 0, paid: [], failed: [], carriedForward: [], problems: [] };
+  let utrs = 0;
+  const utr = () => `CMPN${seed}R${String(++utrs).padStart(5, '0')}`;
+  const vendorIds = Object.values(world.vendors);
+
+  /** One round: freeze, the bank file, decisions, and the run seen to its end. */
+  async function round(opts: { from: string; failOne: boolean; why: string }): Promise<void> {
+    const to = istDateOf(new Date());
+    state.rounds += 1;
+    const { body: started } = await callRetrying(t, 'finance', 'POST', '/finance/settlement/runs', { from: opts.from, to, vendorIds });
+    const workflowId = started.workflowId as string;
+    const batchId = await until(`settlement ${workflowId} froze a batch`, async () => {
+      const { body } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/runs/${workflowId}`);
+      return (body.live?.progress?.batchId as string | null | undefined) ?? null;
+    });
+    const { body: batch } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/batches/${batchId}`);
+    const lines = (batch.lines as Array<{ reference: string; vendorId: string; amountPaise: number; status: string }>).filter((l) => l.status === 'open');
+    if (lines.length > 0) {
+      const { body: file } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/batches/${batchId}/bank-file`);
+      for (const line of lines) {
+        if (!String(file).includes(`${line.reference},`) || !String(file).includes(`,${plainRupees(line.amountPaise)},${line.amountPaise},`)) state.problems.push(`bank file of ${batchId} lacks line ${line.reference} of ${line.amountPaise} paise`);
+      }
+    }
+    const paidOn = istDateOf(new Date());
+    for (const [i, line] of lines.entries()) {
+      if (opts.failOne && i === 0 && lines.length > 1) {
+        await callRetrying(t, 'finance', 'POST', `/finance/settlement/lines/${line.reference}/failed`, { reason: 'campaign: beneficiary bank returned it', amountPaise: line.amountPaise });
+        state.failed.push(line.reference);
+        continue;
+      }
+      const paid = { reference: line.reference, vendorId: line.vendorId, amountPaise: line.amountPaise, utr: utr(), paidOn };
+      await callRetrying(t, 'finance', 'POST', `/finance/settlement/lines/${line.reference}/paid`, { utr: paid.utr, paidOn, amountPaise: line.amountPaise });
+      state.paid.push(paid);
+    }
+    // Every line decided: the batch closes and its run ends, so the next round starts a new one.
+    await until(`settlement ${workflowId} ended`, async () => {
+      const { body } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/runs/${workflowId}`);
+      return body.live && body.live.status !== 'RUNNING' ? true : null;
+    });
+    state.carriedForward = (batch.skipped as Array<{ vendorId: string }>).map((x) => x.vendorId);
+    const skipped = state.carriedForward.length;
+    log(`finance (${opts.why}): batch ${batchId}, ${lines.length} line(s): ${lines.length - (opts.failOne && lines.length > 1 ? 1 : 0)} paid${opts.failOne && lines.length > 1 ? ', 1 failed' : ''}; ${skipped} vendor(s) carried forward`);
+  }
+
+  return {
+    state,
+    /** A round that must not stop the campaign: a failure is a problem to report. */
+    async settle(opts: { from: string; failOne: boolean; why: string }): Promise<void> {
+      try {
+        await round(opts);
+      } catch (err) {
+        state.problems.push(`settlement round (${opts.why}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+    /** The bank statement's debits for every paid line (a file of its own, `type` DR). */
+    async importDebits(): Promise<void> {
+      if (state.paid.length === 0) return;
+      const csv = ['utr,amount,value_date,narration,type', ...state.paid.map((p) => `${p.utr},${plainRupees(p.amountPaise)},${p.paidOn},NEFT ${p.reference},DR`)].join('\r\n');
+      await callRetrying(t, 'finance', 'POST', '/finance/bank-statements', { fileName: `campaign-${seed}-debits.csv`, csv });
+    },
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await sleep(300);
+  }
+}
