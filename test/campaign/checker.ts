@@ -105,6 +105,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
       if (payout.status !== exp.payout) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
+      else if (exp.code && payout.lastCode !== exp.code) v.violations.push(`payout is ${payout.status} with ${payout.lastCode ?? 'no code'}, planned ${exp.code}`);
       if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
       if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);
       if (payout.amountPaise !== order.vendorNetPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${order.vendorNetPaise}`);

@@ -24,6 +24,7 @@ export const ORDER_KINDS = [
   'never_paid', // placed and abandoned: expires
   'flaky_vendor', // the vendor's account is suspended for a while: parked, ops retries
   'shut_vendor', // the vendor's account stays suspended: parked (planned)
+  'forged_capture', // a payment.captured signed with our secret for a payment Razorpay never saw: held in review, never paid
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
@@ -32,7 +33,7 @@ export type EmployerKey = 'main' | 'corporate' | 'offline';
 
 /** What the provider's ledger must show for the order once the system is quiet. */
 export type Expectation =
-  | { transfers: 'direct'; payout: 'settled' | 'parked' }
+  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review'; code?: string }
   | { transfers: 'split' }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
@@ -72,7 +73,9 @@ export type PlannedFault =
 /** A recon exception the seed plants on purpose, with the reason code recon must give it. */
 export type PlantedException =
   | { kind: 'adjustment'; reason: 'adjustment'; amountPaise: number }
-  | { kind: 'on_hold'; reason: 'on-hold'; orderIndex: number };
+  | { kind: 'on_hold'; reason: 'on-hold'; orderIndex: number }
+  /** A forged capture's payment is in our books and never settles: recon must say so. */
+  | { kind: 'forged_capture'; reason: 'captured-not-settled'; orderIndex: number };
 
 /** Finance settles the offline ledger while the workload runs (offline.ts); a last round follows
  * once the system is quiet. */
@@ -104,7 +107,7 @@ export interface PlanOptions {
 const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
   split: 8, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
-  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2,
+  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, forged_capture: 2,
 };
 
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
@@ -179,6 +182,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
   const holdable = orders.filter((o) => o.kind === 'direct_99');
   if (holdable.length > 1) planted.push({ kind: 'on_hold', reason: 'on-hold', orderIndex: pick(holdable).index });
+  for (const o of orders.filter((x) => x.kind === 'forged_capture')) planted.push({ kind: 'forged_capture', reason: 'captured-not-settled', orderIndex: o.index });
   const settlements: PlannedSettlement[] = [
     { atMs: pause.atMs + 500, failOne: false, why: 'while transfers are paused' },
     { atMs: at(0.45, 0.55), failOne: true, why: 'mid-run, one line failed' },
@@ -218,6 +222,7 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
     case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
     case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };
+    case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
   }
 }
 

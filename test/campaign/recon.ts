@@ -53,7 +53,9 @@ export async function closeTheBooks(t: Topology, plan: CampaignPlan, histories: 
     // Each planted discrepancy claims one exception of its reason (the held payment by its id).
     const missing: string[] = [];
     for (const p of plan.planted) {
-      const claim = exceptions.find((e) => !e.planted && e.reason === p.reason && (p.kind !== 'on_hold' || (e.entityId !== null && heldPayments.has(e.entityId))));
+      const forged = p.kind === 'forged_capture' ? histories[p.orderIndex]?.forgedPaymentId : undefined;
+      const claim = exceptions.find((e) => !e.planted && e.reason === p.reason
+        && (p.kind === 'adjustment' || (p.kind === 'on_hold' ? e.entityId !== null && heldPayments.has(e.entityId) : e.entityId === forged)));
       if (claim) claim.planted = true;
       else missing.push(`${p.reason} (${p.kind})`);
     }

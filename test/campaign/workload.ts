@@ -28,6 +28,8 @@ export interface OrderHistory {
   retries: number;
   /** What went wrong on the client's side (the order could not be taken down its route). */
   error: string | null;
+  /** forged_capture: the payment id the forged webhook named. */
+  forgedPaymentId?: string;
 }
 
 const PAIRS: Array<{ employer: EmployerKey; vendor: VendorKey; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
@@ -137,6 +139,22 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       h.paymentIds.push(failed.id);
       await sleep(o.lateAfterMs);
       await t.sandbox.lateAuthorize(failed.id);
+      return;
+    }
+    case 'forged_capture': {
+      // Whoever holds the webhook secret can sign a capture; this payment id Razorpay never saw.
+      const forged = {
+        id: `pay_${o.clientReference.replace(/\W/g, '').slice(-14).padStart(14, 'F')}`, entity: 'payment', amount: o.totalPaise - o.subsidyPaise, currency: 'INR', status: 'captured',
+        order_id: gw, method: 'card', captured: true, amount_refunded: 0, refund_status: null, fee: 20, tax: 0, notes: [], error_code: null, error_description: null,
+        created_at: Math.floor(Date.now() / 1000),
+      };
+      const body = JSON.stringify({ entity: 'event', account_id: 'acc_PlatformMeals1', event: 'payment.captured', contains: ['payment'], payload: { payment: { entity: forged } }, created_at: Math.floor(Date.now() / 1000) });
+      const res = await fetch(`${t.proxyUrl}/webhooks/razorpay`, {
+        method: 'POST', body,
+        headers: { 'content-type': 'application/json', 'x-razorpay-event-id': `evt_forged_${o.clientReference}`, 'x-razorpay-signature': hmacSha256Hex(body, SANDBOX_SECRETS.RAZORPAY_WEBHOOK_SECRET) },
+      });
+      if (res.status !== 200) throw new Error(`the forged capture was answered ${res.status}`);
+      h.forgedPaymentId = forged.id;
       return;
     }
     case 'duplicate_capture': {

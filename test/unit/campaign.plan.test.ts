@@ -32,7 +32,10 @@ describe('the fault campaign plan', () => {
     expect(plan.faults.filter((f) => f.kind === 'kill_worker').length).toBeGreaterThanOrEqual(3);
     for (const f of plan.faults) expect(f.atMs).toBeLessThan(plan.durationMs);
     expect(plan.orders.every((o) => o.atMs < plan.durationMs && o.totalPaise === o.subsidyPaise + (o.totalPaise - o.subsidyPaise))).toBe(true);
-    expect(plan.planted.map((p) => p.reason).sort()).toEqual(['adjustment', 'on-hold']);
+    // One captured-not-settled per forged capture: its payment never reaches a settlement.
+    const forged = plan.orders.filter((o) => o.kind === 'forged_capture').length;
+    expect(forged).toBeGreaterThan(0);
+    expect(plan.planted.map((p) => p.reason).sort()).toEqual(['adjustment', ...Array<string>(forged).fill('captured-not-settled'), 'on-hold']);
   });
 
   test('the webhook target stays down longer than the sandbox keeps retrying, so some events are given up for good', () => {
