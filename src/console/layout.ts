@@ -9,6 +9,7 @@ const NAV: Array<{ href: string; label: string; role: PlainRole }> = [
   { href: '/console/exceptions', label: 'Exceptions', role: 'finance' },
   { href: '/console/bank-statements', label: 'Bank statements', role: 'finance' },
   { href: '/console/statements', label: 'Vendor statements', role: 'finance' },
+  { href: '/console/settlement', label: 'Settlement runs', role: 'finance' },
   { href: '/console/payouts', label: 'Payout queue', role: 'ops' },
 ];
 
@@ -48,6 +49,7 @@ tr[data-exception-id] td:nth-child(2){white-space:nowrap}
 pre{white-space:pre-wrap;word-break:break-all;max-height:220px;overflow:auto;background:#f1f3f5;padding:6px;margin:4px 0;font-size:12px}
 progress{width:420px;height:18px}
 .muted{color:#5b6573}
+.nowrap{white-space:nowrap}
 `);
 
 export function page(opts: { title: string; session: ConsoleSession | null; current?: string; body: Html }): string {

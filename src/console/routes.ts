@@ -16,6 +16,7 @@ import { navFor, page } from './layout';
 import { csrfMatches, endSession, readSession, sessionCookie, sessionSetCookie, SESSION_HOURS, signIn } from './session';
 import { financePages } from './financePages';
 import { opsPages } from './opsPages';
+import { settlementPages } from './settlementPages';
 import { statementPages } from './statementPages';
 
 const HTMX = path.join(path.dirname(require.resolve('htmx.org/package.json')), 'dist', 'htmx.min.js');
@@ -110,4 +111,5 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   await financePages(app, deps);
   await opsPages(app, deps);
   await statementPages(app, deps);
+  await settlementPages(app, deps);
 }

@@ -48,7 +48,7 @@ describe('the console in a browser', () => {
     const seen = await inBrowser('session', as('finance'));
     expect(seen.landed).toBe('/console/recon');
     expect(seen.cookie).toEqual({ name: 'payouts_console', httpOnly: true, sameSite: 'Strict', path: '/console' });
-    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements', 'Vendor statements']);
+    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements', 'Vendor statements', 'Settlement runs']);
   });
 
   test('when finance starts a run for a window, then the progress bar polls until the run has ended at 100%, and the run is listed', async () => {

@@ -6,7 +6,9 @@
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
-interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean; vendorId?: string; from?: string; to?: string }
+interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean; vendorId?: string; from?: string; to?: string; settlement?: SettlementInput }
+/** The settlement scenarios' part of the input (console.settlement.browser.test.ts). */
+interface SettlementInput { vendorIds?: string[]; batchId?: string; line?: string; wrongAmount?: string; utr?: string; badResponse?: string; response?: string; statement?: string }
 
 async function signedIn(browser: Browser, input: Input): Promise<{ page: Page; landed: string }> {
   const page = await (await browser.createBrowserContext()).newPage();
@@ -145,6 +147,79 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     const href = await page.$eval('#statement-csv', (a) => (a as HTMLAnchorElement).href);
     const csv = await page.evaluate((u) => fetch(u).then((r) => r.text()), href);
     return { url: page.url(), vendorRow, lines, totals, balance, fits, href, csv };
+  },
+
+  async settlementRun(browser, input) {
+    const { page } = await signedIn(browser, input);
+    const nav = await page.$$eval('header nav a', (as) => as.map((a) => a.textContent));
+    await submit(page, 'header nav a[href="/console/settlement"]');
+    const period = { from: await page.$eval('#run-from', (i) => (i as HTMLInputElement).value), to: await page.$eval('#run-to', (i) => (i as HTMLInputElement).value) };
+    const owed = await page.$$eval('[data-testid=owed] tbody tr[data-vendor-id]', (trs) => trs.map((tr) => [tr.getAttribute('data-vendor-id'), tr.textContent]));
+    const unlabeled = async () => page.$$eval('input:not([type=hidden]), select, textarea', (els) => els.filter((e) => !e.id || !document.querySelector(`label[for="${e.id}"]`)).map((e) => e.outerHTML));
+    const unlabeledOnRuns = await unlabeled();
+    for (const vendorId of input.settlement!.vendorIds!) await page.click(`#vendor-${vendorId}`);
+    await submit(page, 'form[aria-label="Start a settlement run"] button[type=submit]');
+    const watching = new URL(page.url()).searchParams.get('watch');
+    await page.waitForSelector('#run-progress a[data-batch-id]', { timeout: 30_000 });
+    const progress = await text(page, '#run-progress');
+    await shot(input, page, 'console-settlement-run');
+    await submit(page, '#run-progress a[data-batch-id]');
+    const lines = await page.$$eval('[data-testid=lines] tbody tr[data-reference]', (trs) => trs.map((tr) => ({ reference: tr.getAttribute('data-reference'), cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent) })));
+    const carried = await page.$$eval('[data-testid=carried] tbody tr[data-vendor-id]', (trs) => trs.map((tr) => ({ vendorId: tr.getAttribute('data-vendor-id'), reason: tr.getAttribute('data-reason'), text: tr.textContent })));
+    const totals = await page.$$eval('[data-testid=totals] td', (tds) => tds.map((td) => td.textContent));
+    const unlabeledFields = [...unlabeledOnRuns, ...await unlabeled()];
+    const fits = await fitsLaptop(page);
+    await page.screenshot({ path: path.join(input.shots, 'console-settlement-batch.png'), fullPage: true });
+    const href = await page.$eval('#bank-file', (a) => (a as HTMLAnchorElement).href);
+    const bankFile = await page.evaluate((u) => fetch(u).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition'), csv: await r.text() })), href);
+    return { nav, period, owed, watching, progress, url: page.url(), lines, carried, totals, unlabeledFields, fits, href, bankFile, html: await page.content() };
+  },
+
+  async settlementDecide(browser, input) {
+    const s = input.settlement!;
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/settlement/batches/${s.batchId}`);
+    const status = async () => (await page.$eval('#refused', (e) => e.getAttribute('data-code')).catch(() => null));
+    // An amount that is not the line's: refused in the API's words, the typed values kept.
+    await page.type(`#utr-${s.line}`, s.utr!);
+    await page.type(`#amount-${s.line}`, s.wrongAmount!);
+    const [wrong] = await Promise.all([page.waitForNavigation(), page.click(`form[aria-label="Record ${s.line} paid"] button`)]);
+    const wrongAmount = { status: wrong?.status(), code: await status(), text: await text(page, '#refused'), line: await text(page, '[data-testid=refused-line]'), field: await text(page, '[data-testid=refused-field]'), keptUtr: await page.$eval(`#utr-${s.line}`, (i) => (i as HTMLInputElement).value) };
+    await shot(input, page, 'console-settlement-refused');
+    await page.$eval(`#amount-${s.line}`, (i) => { (i as HTMLInputElement).value = ''; });
+    await submit(page, `form[aria-label="Record ${s.line} paid"] button`);
+    const paid = { notice: await text(page, '#done'), row: await text(page, `tr[data-reference="${s.line}"]`) };
+    const respond = async (csv: string) => {
+      await page.$eval('#response-csv', (t, v) => { (t as HTMLTextAreaElement).value = v; }, csv);
+      return (await Promise.all([page.waitForNavigation(), page.click('form[aria-label="Import the bank\'s response"] button')]))[0];
+    };
+    const bad = await respond(s.badResponse!);
+    const badResponse = { status: bad?.status(), code: await status(), text: await text(page, '#refused'), line: await text(page, '[data-testid=refused-line]'), field: await text(page, '[data-testid=refused-field]') };
+    await page.goto(`${input.apiUrl}/console/settlement/batches/${s.batchId}`);
+    await respond(s.response!);
+    const imported = await text(page, '#done');
+    // The run closes once every line is decided: the fragment polls until Temporal says so.
+    await page.waitForFunction(() => document.querySelector('#run-progress')?.getAttribute('data-state') === 'done', { timeout: 30_000 });
+    const closed = { batchStatus: await text(page, '[data-testid=batch-status]'), phase: await text(page, '[data-testid=run-phase]'), statuses: await page.$$eval('[data-testid=lines] tr[data-reference]', (trs) => trs.map((tr) => [tr.getAttribute('data-reference'), tr.getAttribute('data-status')])), forms: (await page.$$('form[aria-label^="Record"]')).length, bankFile: await page.$('#bank-file') !== null };
+    await page.screenshot({ path: path.join(input.shots, 'console-settlement-closed.png'), fullPage: true });
+    return { wrongAmount, paid, badResponse, imported, closed };
+  },
+
+  async settlementRecon(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/bank-statements`);
+    await page.$eval('#csv', (t, v) => { (t as HTMLTextAreaElement).value = v; }, input.settlement!.statement!);
+    await submit(page, 'form[aria-label="Upload a bank statement"] button');
+    const statement = await text(page, '#bank-result');
+    await page.goto(`${input.apiUrl}/console/recon`);
+    for (const [id, value] of [['#from', input.from!], ['#to', input.to!]] as const) await page.$eval(id, (i, v) => { (i as HTMLInputElement).value = v; }, value);
+    await submit(page, 'form[aria-label="Start a run"] button');
+    await page.waitForFunction(() => document.querySelector('#progress')?.getAttribute('data-state') === 'done', { timeout: 60_000 });
+    const run = await text(page, '#progress');
+    await page.goto(`${input.apiUrl}/console/exceptions?status=open&from=${input.from}&to=${input.to}`);
+    const open = await page.$$eval('tbody tr[data-exception-id]', (trs) => trs.map((tr) => tr.querySelectorAll('td')[4]?.textContent ?? ''));
+    await page.screenshot({ path: path.join(input.shots, 'console-settlement-recon.png'), fullPage: true });
+    return { statement, run, open };
   },
 
   async financeOnQueue(browser, input) {

@@ -6,53 +6,20 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { keyringFromConfig } from '../../banking/keyring';
-import { isoDateSchema, paiseSchema } from '../../domain/schemas';
-import { utrSchema } from '../../recon/bankStatementCsv';
-import { parseBankResponse } from '../../settlement/bankResponse';
 import { bankFileForBatch } from '../../settlement/bankFileDownload';
-import { SETTLEMENT_REFERENCE } from '../../settlement/references';
-import { cancelBatch, importBankResponse, listBatches, readBatch, recordLineFailed, recordLinePaid } from '../../settlement/repository';
-import { SETTLEMENT_WORKFLOW_ID, temporalSettlementStarter, type SettlementStarter } from '../../settlement/temporal';
+import {
+  cancelBody, failedBody, importResponseFile, paidBody, settlementBatchIdSchema, settlementBatchStatusSchema, settlementReferenceSchema, settlementRunBody, settlementStarterOf, settlementWorkflowIdSchema, tellRun,
+} from '../../settlement/financeActions';
+import { cancelBatch, listBatches, readBatch, recordLineFailed, recordLinePaid } from '../../settlement/repository';
 import type { ApiDeps } from '../deps';
 import { AppError } from '../errors';
 import { documented } from '../openapi';
 
-const entityId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a vendor id: letters, digits, _ and - (at most 64)');
-export const settlementRunBody = z.object({
-  from: isoDateSchema,
-  to: isoDateSchema,
-  vendorIds: z.array(entityId).min(1).max(500).optional(),
-}).strict().refine((b) => b.from <= b.to, { message: 'from must not be after to', path: ['to'] });
-const workflowParams = z.object({ workflowId: z.string().regex(SETTLEMENT_WORKFLOW_ID, 'not a settlement workflow id') });
-const batchParams = z.object({ batchId: z.string().regex(/^stb_[A-Za-z0-9]{14}$/, 'a settlement batch id: stb_ and 14 letters or digits') });
-const lineParams = z.object({ reference: z.string().trim().toUpperCase().pipe(z.string().regex(SETTLEMENT_REFERENCE, 'a settlement line reference, e.g. STABCDEFGH0001')) });
-const listQuery = z.object({ status: z.enum(['open', 'closed', 'cancelled']).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }).strict();
-export const paidBody = z.object({ utr: utrSchema, paidOn: isoDateSchema, amountPaise: paiseSchema.positive().optional() }).strict();
-export const failedBody = z.object({ reason: z.string().trim().min(3, 'say why the bank did not pay').max(500), amountPaise: paiseSchema.positive().optional() }).strict();
-const cancelBody = z.object({ reason: z.string().trim().min(3, 'a reason is required').max(500) }).strict();
+const workflowParams = z.object({ workflowId: settlementWorkflowIdSchema });
+const batchParams = z.object({ batchId: settlementBatchIdSchema });
+const lineParams = z.object({ reference: settlementReferenceSchema });
+const listQuery = z.object({ status: settlementBatchStatusSchema.optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }).strict();
 const responseJsonBody = z.object({ fileName: z.string().max(200).optional(), csv: z.string().min(1) }).strict();
-
-export function settlementStarterOf(deps: Pick<ApiDeps, 'temporal' | 'config'>): SettlementStarter {
-  if (!deps.temporal) throw new AppError(503, 'settlement_unavailable', 'settlement runs are not wired in this process (no Temporal client)');
-  return temporalSettlementStarter(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
-}
-
-/** Wakes the batch's run so the Web UI shows the decision now (best effort; it rechecks hourly). */
-export async function tellRun(deps: Pick<ApiDeps, 'temporal' | 'config' | 'db'>, batchIds: Iterable<string>): Promise<void> {
-  if (!deps.temporal) return;
-  const starter = settlementStarterOf(deps);
-  for (const batchId of new Set(batchIds)) {
-    const { rows: [b] } = await deps.db.query<{ workflow_id: string }>('SELECT workflow_id FROM settlement_batches WHERE id = $1', [batchId]);
-    if (b) await starter.changed(b.workflow_id);
-  }
-}
-
-/** The bank's response file, from a text/csv body or JSON { fileName, csv }, applied whole or not at all. */
-export async function importResponseFile(deps: Pick<ApiDeps, 'db'>, body: { csv: string; fileName?: string | undefined }, actor: string) {
-  const parsed = parseBankResponse(body.csv);
-  if (!parsed.ok) throw new AppError(400, 'invalid_bank_response', 'the bank response file has bad lines; nothing was imported', { problems: parsed.problems });
-  return importBankResponse(deps.db, { rows: parsed.rows, fileName: body.fileName, actor });
-}
 
 export async function settlementRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   app.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
