@@ -12,6 +12,7 @@ import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGav
 import { retryDelayMs } from '../payouts/rejection';
 import { claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
+import { classifyReversals, isReversed, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 
 export interface TransferRequest {
   payoutId: string;
@@ -184,7 +185,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
     },
 
     /** Asks the provider's ledger whether a transfer carries this payout's note (design.md §6). */
-    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'moved_on' | 'gave_up' }> {
+    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'found_reversed' | 'moved_on' | 'gave_up' }> {
       // The request's age, the key's age and the claim number in one read: the finding is recorded
       // only for that same claim. The window is anchored where the request really went out (a request
       // delayed behind a worker outage is still found); a claim that recorded no send falls back to
@@ -226,11 +227,24 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         claimAgeMs: claim.age_ms ?? 0, inFlightHorizonMs: config.PAYOUT_STALE_CLAIM_MS,
         keyAgeMs: claim.key_age_ms, keyRetentionMs: config.PAYOUT_IDEMPOTENCY_RETENTION_MS,
       });
+      if (resolution.kind === 'found_failed' && isReversed(resolution.transfer)) {
+        // Reversed, not failed: owed again and parked for ops with the provider's reversals as evidence.
+        let reversals: ClassifiedReversal[];
+        try {
+          reversals = await classifyReversals(db, gateway, await reversalsOf(gateway, resolution.transfer));
+        } catch (err) {
+          logger.error({ err, ...payoutLogFields(payout), transferId: resolution.transfer.id }, 'listing the reversals of our transfer failed; the resolver will ask again');
+          return noteListingFailure(payoutId, claim.attempts, claim.failing_ms);
+        }
+        const found = { kind: 'found_reversed' as const, transfer: resolution.transfer, reversals };
+        return { ...(await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution: found, runId: currentRunId(), policy: recording })), resolution: found.kind };
+      }
       const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
       return { ...recorded, resolution: resolution.kind };
     },
 
-    /** Settles an accepted payout when the provider says processed (or sends it back to retry). */
+    /** Settles an accepted payout when the provider says processed (sends it back to retry when it
+     * failed; parks it, owed again, when it was reversed). */
     async checkSettlement(payoutId: string): Promise<PayoutView> {
       const payout = await findPayoutById(db, payoutId, policy.attemptCap);
       if (!payout || payout.status !== 'accepted' || !payout.providerTransferId) return payout!;
@@ -241,7 +255,14 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         logger.warn({ err, ...payoutLogFields(payout) }, 'fetching the transfer failed; settlement will be polled again');
         return payout;
       }
-      const after = await inTransaction(db, (tx) => applyTransferEvidence(tx, { transfer, source: 'fetch', runId: currentRunId(), policy: recording }));
+      let reversals: ClassifiedReversal[];
+      try {
+        reversals = await classifyReversals(db, gateway, await reversalsOf(gateway, transfer));
+      } catch (err) {
+        logger.warn({ err, ...payoutLogFields(payout) }, 'listing the transfer\'s reversals failed; settlement will be polled again');
+        return payout;
+      }
+      const after = await inTransaction(db, (tx) => applyTransferEvidence(tx, { transfer, source: 'fetch', runId: currentRunId(), policy: recording, reversals }));
       return after?.payout ?? payout;
     },
   };

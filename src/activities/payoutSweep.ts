@@ -1,7 +1,8 @@
 /** The payout sweep's activity: finds open payouts by status (oldest first, no age cutoff, through
  * the partial index payouts_open_by_age) and (re)starts payoutWorkflow for each. Starting is USE_EXISTING, so a payout whose run is alive
  * is left alone, and `processing`/`accepted` rows whose run is gone (terminated from the Web UI) get
- * a new run, which starts by resolving. */
+ * a new run, which starts by resolving. A payout whose run completed and whose transfer was reversed
+ * since (ops retried it, and the decision's own start was lost) gets a new run after the completed one. */
 import { Context } from '@temporalio/activity';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
@@ -26,8 +27,9 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
     async startDuePayouts(input: DuePayoutQuery): Promise<DuePayoutBatch> {
       if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, cursor: null };
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
-      const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string }>(
-        `SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor
+      const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string; reversed: boolean }>(
+        `SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
+                EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = payouts.id) AS reversed
          FROM payouts
          WHERE status IN ('pending', 'failed', 'processing', 'accepted')
            AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
@@ -38,10 +40,13 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
       const context = Context.current();
       const { client, info } = context;
       let started = 0;
-      for (const { order_id, amount_paise, vendor_id } of rows) {
+      for (const { order_id, amount_paise, vendor_id, reversed } of rows) {
         context.heartbeat();
+        const facts = { amountPaise: amount_paise, vendorId: vendor_id };
         try {
-          if ((await wakePayoutWorkflow(client, info.taskQueue, order_id, { amountPaise: amount_paise, vendorId: vendor_id })) === 'running') started += 1;
+          let woken = await wakePayoutWorkflow(client, info.taskQueue, order_id, facts);
+          if (woken === 'closed' && reversed) woken = await wakePayoutWorkflow(client, info.taskQueue, order_id, facts, { afterCompletedRun: true });
+          if (woken === 'running') started += 1;
         } catch (err) {
           logger.error({ err, orderId: order_id, workflowId: payoutWorkflowId(order_id) }, 'sweep could not start a payout workflow');
         }

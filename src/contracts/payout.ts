@@ -52,7 +52,7 @@ export const TRANSFERS_PAUSED = 'TransfersPaused';
 
 /** Evidence that a transfer moved on at the provider (the transfer webhooks send this). */
 export interface TransferEvidence {
-  event: 'transfer.processed' | 'transfer.failed';
+  event: 'transfer.processed' | 'transfer.failed' | 'transfer.reversed';
   transferId: string;
 }
 export const transferEvidenceSignal = defineSignal<[TransferEvidence]>('transferEvidence');

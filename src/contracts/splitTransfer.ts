@@ -16,7 +16,7 @@ export interface SplitTransferSweepInput {
 }
 
 /** Where one split stands after a check. */
-export type SplitCheckStatus = 'expected' | 'processed' | 'failed' | 'gone';
+export type SplitCheckStatus = 'expected' | 'processed' | 'failed' | 'reversed' | 'gone';
 
 export interface SplitTransferSweepResult {
   checked: number;

@@ -26,7 +26,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { configSchema } from '../config/config';
 import type { OrderView } from '../moneyin/orderView';
 import type { FaultRule, LinkedAccountStatus, SandboxControl, WebhookFault } from '../sandbox/control';
-import type { RzpPayment, RzpRefund, RzpSettlement, RzpTransfer } from '../gateway/types';
+import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
 import { freePort } from './ports';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './postgres';
 import { installTemporalCli, SEARCH_ATTRIBUTES, startTemporalDevServer, type RunningTemporal } from './temporal';
@@ -550,6 +550,7 @@ export function sandboxHttpControl(baseUrl: string): SandboxControl {
     transfers: (filter = {}) => call<RzpTransfer[]>('GET', '/transfers', undefined, { recipient: filter.recipient }),
     refunds: () => call<RzpRefund[]>('GET', '/refunds'),
     processPendingTransfers: (o = {}) => done(call('POST', '/transfers/process', o)),
+    reverseTransferFromDashboard: (transferId, o = {}) => call<RzpReversal>('POST', `/transfers/${encodeURIComponent(transferId)}/reverse`, o),
     now: async () => (await call<{ unixMs: number }>('GET', '/clock')).unixMs,
     setClock: (unixMs) => done(call('PUT', '/clock', { unixMs })),
     runSettlements: (o) => call<RzpSettlement[]>('POST', '/settlements/run', o),

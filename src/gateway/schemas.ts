@@ -129,7 +129,8 @@ export const settlementSchema = z.looseObject({
 const nullableString = z.string().nullable().default(null);
 export const reconRowSchema = z.looseObject({
   entity_id: z.string(),
-  type: z.enum(['payment', 'refund', 'transfer', 'adjustment']),
+  // `reversal`: a transfer reversal credited back to us (the sandbox's row; the reference lists four types).
+  type: z.enum(['payment', 'refund', 'transfer', 'reversal', 'adjustment']),
   debit: paise,
   credit: paise,
   amount: paise,

@@ -76,7 +76,7 @@ export interface RzpSettlement {
 
 /** One row of GET /v1/settlements/recon/combined. */
 export interface RzpReconRow {
-  entity_id: string; type: 'payment' | 'refund' | 'transfer' | 'adjustment';
+  entity_id: string; type: 'payment' | 'refund' | 'transfer' | 'reversal' | 'adjustment';
   debit: number; credit: number; amount: number; currency: string; fee: number | null; tax: number | null;
   on_hold: boolean; settled: boolean; created_at: number; settled_at: number | null; settlement_id: string | null;
   posted_at: number | null; credit_type: string | null; description: string | null; notes: unknown;

@@ -81,7 +81,7 @@ interface RefundRequestRow {
   payment_id: string; amount_paise: number; reason: string; attempts: number; idempotency_key: string | null; order_carries_split: boolean;
   /** A second capture's refund: the payment that keeps the order paid. */
   kept_payment_id: string | null;
-  split_status: 'expected' | 'processed' | 'failed' | null;
+  split_status: 'expected' | 'processed' | 'failed' | 'reversed' | null;
   retry_window_passed: boolean;
 }
 

@@ -18,7 +18,7 @@ export type SplitReversal =
 
 export interface SplitReversalInput {
   /** The order's Route split, as our row has it (null: no row — an order that was never payable). */
-  splitStatus: 'expected' | 'processed' | 'failed' | null;
+  splitStatus: 'expected' | 'processed' | 'failed' | 'reversed' | null;
   /** A refund of a second capture: the transfers of the payment that keeps the order paid. */
   keptPaymentTransfers: RzpTransfer[] | null;
   refundedPaymentTransfers: RzpTransfer[];

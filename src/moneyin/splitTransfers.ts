@@ -20,7 +20,16 @@
  * A failed split is retried by Razorpay on following days, up to 3 times (reference §1.2): it stays
  * `expected` (provider_status `failed`, first_failed_at set) until SPLIT_RETRY_WINDOW_MS has passed
  * since the first failure, and only then becomes `failed`; a transfer.processed in the meantime
- * settles it. */
+ * settles it.
+ *
+ * A split reversed after it paid (issue 19 item 3: from the Dashboard, by Razorpay, or by a refund
+ * with reverse_all) is `reversed`: its reversals are recorded (payouts/transferReversals.ts) and each
+ * one the vendor is owed again, one made from outside (a refund made outside the app included, whose
+ * clawback line nets it), is an offline-ledger line of its amount, route `transfer_reversal`; one of
+ * our own refunds reversed only what the vendor was not owed (splitReversal.ts), so it owes nothing.
+ * transfer.reversed is a hint like the others; the sweep also looks again at processed splits whose
+ * order a refund with reverse_all, or a refund made outside the app, touched since their last check
+ * (a reversal from the Dashboard whose webhook is lost is left to recon: `reversal-not-in-app`). */
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../config/config';
@@ -28,6 +37,7 @@ import { SPLIT_TRANSFER_SCHEDULE_ID, SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE, type Sp
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
+import { classifyReversals, isReversed, recordTransferReversals, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 import { ensureSchedule, sweepScheduleOptions, type EnsuredSchedule, type StartWorkflowScheduleOptions } from '../temporal/schedules';
 import type { WebhookEffect } from '../webhooks/types';
 
@@ -45,16 +55,17 @@ const hintPayloadSchema = z.object({ transfer: z.object({ entity: transferHintSc
 
 interface SplitRow {
   order_id: string;
+  vendor_id: string;
   linked_account_id: string;
   amount_paise: number;
   gateway_order_id: string;
   provider_transfer_id: string | null;
-  status: 'expected' | 'processed' | 'failed';
+  status: 'expected' | 'processed' | 'failed' | 'reversed';
   provider_status: RzpTransfer['status'] | null;
   first_failed_at: Date | null;
 }
 
-const SPLIT_COLUMNS = 'order_id, linked_account_id, amount_paise, gateway_order_id, provider_transfer_id, status, provider_status, first_failed_at';
+const SPLIT_COLUMNS = 'order_id, vendor_id, linked_account_id, amount_paise, gateway_order_id, provider_transfer_id, status, provider_status, first_failed_at';
 
 export interface SplitDecision {
   status: SplitRow['status'];
@@ -74,21 +85,26 @@ function failedAt(transfer: Pick<RzpTransfer, 'processed_at'>, now: Date): Date 
 }
 
 /** Pure: what the provider's transfer means for our row at `now`. The retry window runs from the
- * first failure, so a failure we learn of late is not owed later than it should be. */
-export function decideSplit(row: Pick<SplitRow, 'status' | 'first_failed_at'>, transfer: Pick<RzpTransfer, 'status' | 'error' | 'processed_at'>, now: Date): SplitDecision {
+ * first failure, so a failure we learn of late is not owed later than it should be. A transfer that
+ * shows a reversal paid the vendor and then gave some or all of it back: `reversed` (what is owed
+ * again is per reversal, not this row's). */
+export function decideSplit(row: Pick<SplitRow, 'status' | 'first_failed_at'>, transfer: Pick<RzpTransfer, 'status' | 'error' | 'processed_at' | 'amount_reversed'>, now: Date): SplitDecision {
   const firstFailedAt = row.first_failed_at ?? (transfer.status === 'failed' ? failedAt(transfer, now) : null);
   const base = { providerStatus: transfer.status, lastCode: transfer.error.code, firstFailedAt, final: false, processedAfterFinal: false };
   const paid = transfer.status === 'processed' || transfer.status === 'partially_reversed';
+  const reversed = { ...base, status: 'reversed' as const, lastCode: transfer.error.code ?? 'TRANSFER_REVERSED' };
   switch (row.status) {
     case 'expected':
+      if (isReversed(transfer)) return { ...reversed, final: true };
       if (paid) return { ...base, status: 'processed', final: true };
-      if (transfer.status === 'reversed') return { ...base, status: 'failed', lastCode: transfer.error.code ?? 'TRANSFER_REVERSED', final: true };
       if (transfer.status === 'failed' && now.getTime() - firstFailedAt!.getTime() >= SPLIT_RETRY_WINDOW_MS) return { ...base, status: 'failed', final: true };
       return { ...base, status: 'expected' };
     case 'processed':
-      // The vendor's money was taken back: it is owed again.
-      if (transfer.status === 'reversed') return { ...base, status: 'failed', lastCode: transfer.error.code ?? 'TRANSFER_REVERSED', final: true };
+      // The vendor's money was taken back, wholly or in part.
+      if (isReversed(transfer)) return reversed;
       return { ...base, status: 'processed' };
+    case 'reversed':
+      return reversed;
     case 'failed':
       if (paid) return { ...base, status: 'processed', final: true, processedAfterFinal: true };
       return { ...base, status: 'failed' };
@@ -105,8 +121,26 @@ function splitTransferAmong(row: SplitRow, transfers: RzpTransfer[], paymentIds:
   return ours[0] ?? null;
 }
 
+/** A reversed split's reversals, and for each one the vendor is owed again an offline-ledger line
+ * of that amount (route `transfer_reversal`): only while the row is `reversed` (a split already owed
+ * offline whole, `failed`, owes nothing more for it). */
+async function recordSplitReversals(tx: Tx, row: SplitRow, status: SplitRow['status'], transfer: RzpTransfer, reversals: readonly ClassifiedReversal[], trigger: string): Promise<void> {
+  if (reversals.length === 0) return;
+  const added = await recordTransferReversals(tx, {
+    owner: { splitOrderId: row.order_id, orderId: row.order_id, vendorId: row.vendor_id }, transfer, reversals, source: trigger, owes: status === 'reversed',
+  });
+  for (const r of added) {
+    if (r.owedPaise <= 0) continue;
+    await tx.query(
+      `INSERT INTO offline_ledger (order_id, transfer_reversal_id, employer_id, vendor_id, amount_paise, route)
+       SELECT NULL, $1, o.employer_id, $3, $4, 'transfer_reversal' FROM orders o WHERE o.id = $2`,
+      [r.id, row.order_id, row.vendor_id, r.owedPaise],
+    );
+  }
+}
+
 /** Records what the provider said (or that it showed nothing), in one short transaction. */
-async function recordCheck(db: Db, orderId: string, found: RzpTransfer | null, trigger: string, now: Date): Promise<SplitCheckStatus> {
+async function recordCheck(db: Db, orderId: string, found: RzpTransfer | null, trigger: string, now: Date, reversals: readonly ClassifiedReversal[] = []): Promise<SplitCheckStatus> {
   return inTransaction(db, async (tx) => {
     const row = await lockSplit(tx, orderId);
     if (!row) return 'gone';
@@ -132,6 +166,7 @@ async function recordCheck(db: Db, orderId: string, found: RzpTransfer | null, t
     } else {
       await tx.query('UPDATE split_transfers SET checked_at = $2, updated_at = now() WHERE order_id = $1', [orderId, now]);
     }
+    if (found) await recordSplitReversals(tx, row, status, found, reversals, trigger);
     await tx.query(
       `INSERT INTO split_transfer_checks (order_id, trigger, provider_transfer_id, provider_status, status_after, raw) VALUES ($1, $2, $3, $4, $5, $6)`,
       [orderId, trigger, found?.id ?? null, found?.status ?? null, status, found ? JSON.stringify(found) : null],
@@ -150,10 +185,21 @@ async function splitRow(db: Db | Tx, orderId: string): Promise<SplitRow | null> 
   return rows[0] ?? null;
 }
 
-/** Splits whose transfer is not final yet, least recently checked first (partial index). */
+/** Splits whose transfer is not final yet (partial index), and paid splits whose order a refund
+ * touched since their last check (a refund of ours with reverse_all, or one made outside the app,
+ * which may have reversed the split: compared on the database clock, as the checks are stamped),
+ * least recently checked first. */
 export async function splitsAwaitingTransfer(db: Db, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ order_id: string }>(
-    `SELECT order_id FROM split_transfers WHERE status = 'expected' ORDER BY checked_at NULLS FIRST, created_at LIMIT $1`, [limit],
+    `SELECT order_id FROM (
+       SELECT order_id, checked_at, created_at FROM split_transfers WHERE status = 'expected'
+       UNION
+       SELECT s.order_id, s.checked_at, s.created_at
+         FROM (SELECT order_id, updated_at AS at FROM refunds WHERE reverse_all AND status IN ('pending', 'processed') AND order_id IS NOT NULL
+               UNION ALL SELECT order_id, updated_at FROM outside_refunds) touched
+         JOIN split_transfers s ON s.order_id = touched.order_id AND s.status IN ('processed', 'reversed')
+        WHERE NOT EXISTS (SELECT 1 FROM split_transfer_checks c WHERE c.order_id = s.order_id AND c.created_at > touched.at)
+     ) due ORDER BY checked_at NULLS FIRST, created_at LIMIT $1`, [limit],
   );
   return rows.map((r) => r.order_id);
 }
@@ -175,7 +221,12 @@ export async function followSplitTransfer(deps: { db: Db; gateway: Gateway }, or
     logger.error({ orderId, transfers }, 'more than one transfer could be this split; left for a human');
     return recordCheck(deps.db, orderId, null, `${trigger} (ambiguous)`, now);
   }
-  return recordCheck(deps.db, orderId, found, trigger, now);
+  return recordCheck(deps.db, orderId, found, trigger, now, found ? await reversalsToRecord(deps, found) : []);
+}
+
+/** The transfer's reversals and who made each, when it shows any (no transaction open). */
+async function reversalsToRecord(deps: { db: Db; gateway: Gateway }, transfer: RzpTransfer): Promise<ClassifiedReversal[]> {
+  return isReversed(transfer) ? classifyReversals(deps.db, deps.gateway, await reversalsOf(deps.gateway, transfer)) : [];
 }
 
 /** The split a transfer could belong to, by id or by account and source (gateway order or payment). */
@@ -199,13 +250,13 @@ async function followHint(deps: { db: Db; gateway: Gateway }, transferId: string
   const row = await splitRow(deps.db, orderId);
   // Matched by account and source: the amount must agree too, or it is not this split's transfer.
   if (!row || (row.provider_transfer_id !== transfer.id && transfer.amount !== row.amount_paise)) return;
-  await recordCheck(deps.db, orderId, transfer, trigger, new Date());
+  await recordCheck(deps.db, orderId, transfer, trigger, new Date(), await reversalsToRecord(deps, transfer));
 }
 
 /** Runs `inner` (the payout effect for the same event) and, when the transfer could be one of our
  * splits, adds an after-commit step that fetches it and records the provider's answer. A hint that
  * matches no split (yet) changes nothing: the split sweep follows every open split anyway. */
-export function alsoSettlingSplits(event: 'transfer.processed' | 'transfer.failed', inner: WebhookEffect | undefined): WebhookEffect {
+export function alsoSettlingSplits(event: 'transfer.processed' | 'transfer.failed' | 'transfer.reversed', inner: WebhookEffect | undefined): WebhookEffect {
   return async (tx, envelope, ctx) => {
     const afterCommit = inner ? await inner(tx, envelope, ctx) : [];
     const hint = hintPayloadSchema.parse(envelope.payload).transfer.entity;

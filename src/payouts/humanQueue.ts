@@ -14,6 +14,7 @@ import { checkPayByHand, listingNeededFor, listTransfersCarryingNote, payByHandR
 import { KEY_EXPIRED } from './outcomes';
 import { findPayoutByOrder, freshKeyColumns, lockPayout, transition } from './repository';
 import { awaitsHuman, statusesAllowing, type PayoutEvent } from './stateMachine';
+import { TRANSFER_PARTIALLY_REVERSED } from './transferReversals';
 
 export interface OpsDecisionInput {
   orderId: string;
@@ -37,6 +38,9 @@ export type OpsDecisionResult =
   | { kind: 'not_awaiting_decision'; payout: PayoutView; allowedFrom: PayoutStatus[] }
   /** The transfer named is not this payout's (note, amount, account, status), or another payout holds it. */
   | { kind: 'transfer_refused'; payout: PayoutView; refusal: TransferRefusal }
+  /** Retry or pay offline on a payout whose transfer was reversed in part: either would pay the
+   * whole net again while the vendor keeps the rest of that transfer. */
+  | { kind: 'partly_reversed'; payout: PayoutView }
   /** Pay offline while a transfer of ours may pay it, or without a listing that covers its sends. */
   | PayByHandRefusal;
 
@@ -105,6 +109,9 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
     const found = await findPayoutByOrder(tx, input.orderId, attemptCap);
     if (!found) return { kind: 'not_found' };
     const payout = await lockPayout(tx, found.id, attemptCap);
+    if ((input.action === 'retry' || input.action === 'pay_offline') && payout.status === 'parked' && payout.lastCode === TRANSFER_PARTIALLY_REVERSED) {
+      return { kind: 'partly_reversed', payout };
+    }
     if (input.transfer && awaitsHuman(payout.status)) {
       const refusal = await refuseTransfer(tx, payout, input.transfer);
       if (refusal) return { kind: 'transfer_refused', payout, refusal };
@@ -153,6 +160,10 @@ export function decisionNotTaken(orderId: string, result: DecisionNotTaken): App
         : `payout is ${result.payout.status}; this decision takes only ${result.allowedFrom.join(', ')} payouts`);
     case 'transfer_refused':
       return new AppError(result.refusal.httpStatus, result.refusal.code, result.refusal.message, result.refusal.details);
+    case 'partly_reversed':
+      return new AppError(409, 'transfer_partially_reversed', `part of the payout's transfer ${result.payout.providerTransferId} was reversed and the vendor keeps the rest: `
+        + 'a retry or pay offline would pay the whole net again; pay the reversed amount by hand and mark paid externally with its reference, or cancel',
+      { orderId, transferId: result.payout.providerTransferId });
     case 'provider_listing_needed':
     case 'live_transfer_exists':
       return payByHandRefused(orderId, result);

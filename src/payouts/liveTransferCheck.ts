@@ -74,8 +74,9 @@ export type PayByHandRefusal =
 
 /** Under the payout's row lock (held by the caller): refuses the move to offline while a transfer of
  * ours may pay it, else answers the columns the move writes. A transfer the row holds must be recorded
- * as failed after acceptance; the move clears it from the row (payout_attempts keeps it), since an
- * offline payout holds no transfer (CHECK payouts_offline_without_transfer). */
+ * as failed after acceptance, or as reversed in full (transfer_reversals); the move clears it from
+ * the row (payout_attempts keeps it), since an offline payout holds no transfer (CHECK
+ * payouts_offline_without_transfer). */
 export async function checkPayByHand(tx: Tx, payout: PayoutView, listing: ProviderListing | undefined): Promise<PayByHandRefusal | { kind: 'clear'; set: Record<string, unknown> }> {
   const row = await readSendTimes(tx, { payoutId: payout.id });
   const window = row ? listingWindowFor(row) : null;
@@ -85,8 +86,12 @@ export async function checkPayByHand(tx: Tx, payout: PayoutView, listing: Provid
     if (live) return { kind: 'live_transfer_exists', payout, transfer: { id: live.id, status: live.status, amountPaise: live.amount, recipient: live.recipient, seen: 'listed' } };
   }
   if (!payout.providerTransferId) return { kind: 'clear', set: {} };
-  const { rows } = await tx.query('SELECT 1 FROM payout_attempts WHERE payout_id = $1 AND provider_transfer_id = $2 AND outcome = $3 LIMIT 1',
-    [payout.id, payout.providerTransferId, 'failed_after_accept']);
+  const { rows } = await tx.query(
+    `SELECT 1 FROM payout_attempts WHERE payout_id = $1 AND provider_transfer_id = $2 AND outcome = 'failed_after_accept'
+     UNION ALL
+     SELECT 1 FROM transfer_reversals WHERE payout_id = $1 AND transfer_id = $2 GROUP BY transfer_amount_paise HAVING sum(amount_paise) >= transfer_amount_paise
+     LIMIT 1`,
+    [payout.id, payout.providerTransferId]);
   if (!rows[0]) return { kind: 'live_transfer_exists', payout, transfer: { id: payout.providerTransferId, status: null, amountPaise: null, recipient: null, seen: 'held' } };
   return { kind: 'clear', set: { provider_transfer_id: null } };
 }
@@ -99,7 +104,7 @@ export function payByHandRefused(orderId: string, refusal: PayByHandRefusal): Ap
   const t = refusal.transfer;
   const what = t.seen === 'listed'
     ? `Razorpay holds transfer ${t.id} (${t.status}, ${t.amountPaise} paise to ${t.recipient}) with this payout's id in its notes`
-    : `the payout holds transfer ${t.id}, which is not recorded as failed`;
+    : `the payout holds transfer ${t.id}, which is not recorded as failed or reversed in full`;
   // Mark paid is a decision on the human queue; a pending or failed payout's next attempt goes under
   // the same idempotency key, which Razorpay answers with the transfer it already made.
   const next = awaitsHuman(refusal.payout.status)

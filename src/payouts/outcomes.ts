@@ -9,6 +9,7 @@ import { logger } from '../logger';
 import { classifyRejection, retryDelayMs } from './rejection';
 import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 import type { Resolution } from './resolution';
+import { isReversed, recordPayoutReversal, type ClassifiedReversal } from './transferReversals';
 
 export interface RecordingPolicy {
   attemptCap: number;
@@ -88,7 +89,7 @@ export async function recordTransferOutcome(db: Db, input: {
 /** The resolver's finding for a `processing` payout. `ask_again` changes nothing. */
 export async function recordResolution(db: Db, input: {
   /** The claim the finding was made for: a finding about an older claim changes nothing. */
-  payoutId: string; attemptNo: number; resolution: Resolution; runId: string; policy: RecordingPolicy;
+  payoutId: string; attemptNo: number; resolution: Resolution | ResolutionWithReversals; runId: string; policy: RecordingPolicy;
 }): Promise<Recorded> {
   return inTransaction(db, async (tx) => {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
@@ -99,6 +100,10 @@ export async function recordResolution(db: Db, input: {
       if (r.kind === 'found_alive') {
         await insertAttempt(tx, { ...base, outcome: 'recovered', providerTransferId: r.transfer.id, raw: r.transfer });
         await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: r.transfer.id });
+      } else if (r.kind === 'found_reversed' || (r.kind === 'found_failed' && isReversed(r.transfer))) {
+        // Our request landed, was processed and was reversed before we knew: owed again, for ops.
+        const reversals = r.kind === 'found_reversed' ? r.reversals : [];
+        await recordPayoutReversal(tx, payout, { transfer: r.transfer, reversals, source: 'resolver', runId: input.runId, fromResolver: true });
       } else if (r.kind === 'found_failed') {
         // The provider remembers this key with a failed transfer: the next try needs a new key.
         await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerTransferId: r.transfer.id, providerCode: r.transfer.error.code, raw: r.transfer });
@@ -136,12 +141,20 @@ export async function recordResolverGaveUp(db: Db, input: { payoutId: string; at
   });
 }
 
-interface TransferEvidenceInput { transfer: RzpTransfer; source: string; runId?: string | null; policy: RecordingPolicy }
+/** The resolver found our transfer reversed: its reversals, as the provider listed them. */
+export type ResolutionWithReversals = { kind: 'found_reversed'; transfer: RzpTransfer; reversals: ClassifiedReversal[] };
+
+interface TransferEvidenceInput {
+  transfer: RzpTransfer; source: string; runId?: string | null; policy: RecordingPolicy;
+  /** The transfer's reversals, when it shows any (transferReversals.reversalsOf). */
+  reversals?: readonly ClassifiedReversal[];
+}
 
 /** Settlement evidence for an accepted payout, from a webhook's fetch or the run's own fetch:
- * processed → `settled`; failed/reversed → not paid, retried with a new key. Anything else, or a row
- * that is not waiting for this transfer, changes nothing. Returns the payout touched, if any, and
- * whether this evidence moved it. */
+ * processed → `settled`; failed → not paid, retried with a new key; (partly) reversed → owed again,
+ * parked for ops (transferReversals.ts), never retried by itself. Anything else, or a row that is
+ * not waiting for this transfer, changes nothing. Returns the payout touched, if any, and whether
+ * this evidence moved it. */
 export async function applyTransferEvidence(tx: Tx, input: TransferEvidenceInput): Promise<{ payout: PayoutView; moved: boolean } | null> {
   const { rows } = await tx.query<{ id: string }>('SELECT id FROM payouts WHERE provider_transfer_id = $1', [input.transfer.id]);
   if (!rows[0]) return null;
@@ -158,7 +171,9 @@ async function recordEvidence(tx: Tx, payout: PayoutView, input: TransferEvidenc
   if (input.transfer.status === 'processed') {
     await insertAttempt(tx, { ...base, outcome: 'settled', raw: { source: input.source, transfer: input.transfer } });
     await transition(tx, payout, { type: 'settlement_confirmed' }, { settled_at: new Date() });
-  } else if (input.transfer.status === 'failed' || input.transfer.status === 'reversed') {
+  } else if (isReversed(input.transfer)) {
+    await recordPayoutReversal(tx, payout, { transfer: input.transfer, reversals: input.reversals ?? [], source: input.source, runId: input.runId });
+  } else if (input.transfer.status === 'failed') {
     await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerCode: input.transfer.error.code, raw: { source: input.source, transfer: input.transfer } });
     await releaseNotPaid(tx, payout, input.policy, { lastCode: input.transfer.error.code ?? `TRANSFER_${input.transfer.status.toUpperCase()}`, newKey: true });
   }

@@ -44,6 +44,14 @@ const EXPLAINED: Record<string, Explanation> = {
     words: 'Razorpay refused the transfer without an error code',
     nextStep: 'look at the raw answer in the payout attempts, then retry or cancel',
   },
+  TRANSFER_REVERSED: {
+    words: "the vendor's transfer was reversed after it was sent (from the Razorpay Dashboard, by Razorpay, or by a refund): the linked account gave the money back, so the vendor is owed again",
+    nextStep: 'find out who reversed it and why (the reversal is in transfer_reversals and on the Razorpay Dashboard): retry (a new transfer with a fresh key; nothing is sent by itself) or pay offline; cancel if the vendor is not owed',
+  },
+  TRANSFER_PARTIALLY_REVERSED: {
+    words: "part of the vendor's transfer was reversed after it was sent: the vendor keeps the rest, so it is owed the reversed amount again (in the payout attempts and transfer_reversals)",
+    nextStep: 'a retry or pay offline would pay the whole net again, so both are refused: pay the reversed amount by hand and mark paid externally with its bank reference, or cancel if the vendor is not owed',
+  },
   CUSTOMER_REFUNDED: {
     words: "the customer was refunded outside the app (e.g. from the Razorpay Dashboard) on the payment this order was paid on, before the vendor's transfer was sent, so it is held",
     nextStep: 'find out who refunded and why (the refund is in outside_refunds and on the Razorpay Dashboard): if the order was undone, cancel; if the vendor should still be paid, pay offline (a retry is refused by the capture check: the payment is refunded)',

@@ -11,7 +11,7 @@ import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMa
 
 type Queryable = Db | Tx;
 
-export const PAYOUT_ATTEMPT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'recovered', 'not_found', 'settled', 'failed_after_accept', 'not_sent'] as const;
+export const PAYOUT_ATTEMPT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'recovered', 'not_found', 'settled', 'failed_after_accept', 'not_sent', 'reversed'] as const;
 export type AttemptOutcome = (typeof PAYOUT_ATTEMPT_OUTCOMES)[number];
 
 /** A new idempotency key after a definitive rejection (Razorpay: 4–36 characters). */

@@ -22,6 +22,10 @@ export type PayoutEvent =
   | { type: 'customer_refunded' }
   /** Settlement evidence: transfer.processed webhook or a provider fetch that says processed. */
   | { type: 'settlement_confirmed' }
+  /** The provider reversed the payout's transfer (wholly or in part), after it was sent or settled:
+   * the vendor is owed again, and a human decides (retry with a new transfer, or pay offline). Never
+   * an automatic second transfer. From `parked` too: a further reversal of the transfer it holds. */
+  | { type: 'transfer_reversed' }
   | { type: 'ops_retry' }
   /** Paid outside our send: by a bank reference (settled), or by the provider transfer ops found,
    * which leaves the payout `accepted` while that transfer is still pending at the provider. */
@@ -70,6 +74,8 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
       return from === 'pending' || from === 'failed' || from === 'parked' ? 'review' : null;
     case 'settlement_confirmed':
       return from === 'accepted' ? 'settled' : null;
+    case 'transfer_reversed':
+      return from === 'processing' || from === 'accepted' || from === 'settled' || from === 'parked' ? 'parked' : null;
     case 'ops_retry':
       return HUMAN_QUEUE.has(from) ? 'pending' : null;
     case 'ops_mark_paid_externally':

@@ -37,11 +37,14 @@ export async function startPayoutWorkflow(client: Client, taskQueue: string, ord
 }
 
 /** The sweep's start: a run that exists hears `transfersResumed` (one waiting out the kill switch
- * goes on at once); a payout without a live run gets one. */
-export async function wakePayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts): Promise<'running' | 'closed'> {
+ * goes on at once); a payout without a live run gets one. `afterCompletedRun`: the open payout is
+ * owed again after its transfer was reversed, so its completed run may be followed by a new one
+ * (this start only; the claim's row lock keeps it to one transfer). */
+export async function wakePayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts, opts: { afterCompletedRun?: boolean } = {}): Promise<'running' | 'closed'> {
   try {
     await client.workflow.signalWithStart<typeof payoutWorkflow, []>(PAYOUT_WORKFLOW_TYPE, {
       ...payoutStartOptions(taskQueue, orderId, facts),
+      ...(opts.afterCompletedRun && { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const }),
       signal: transfersResumedSignal,
       signalArgs: [],
     });

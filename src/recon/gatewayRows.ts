@@ -10,7 +10,7 @@ import type { GatewayRow } from './model';
 const paise = z.number().int().max(Number.MAX_SAFE_INTEGER);
 const reconRowSchema = z.object({
   entity_id: z.string().min(1),
-  type: z.enum(['payment', 'refund', 'transfer', 'adjustment']),
+  type: z.enum(['payment', 'refund', 'transfer', 'reversal', 'adjustment']),
   debit: paise.nonnegative(),
   credit: paise.nonnegative(),
   amount: paise,

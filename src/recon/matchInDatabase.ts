@@ -12,6 +12,7 @@ import type { Tx } from '../db/pool';
 import { addDays, datesBetween, istDayBounds, settlementDueDate } from '../domain/calendar';
 import { bankCreditDueDate } from './reconcile';
 import { CAPTURE_LOOKBACK_DAYS, type FoundExceptionsWindow } from './repository';
+import { offlineDebitsSql } from './offlineDebits';
 
 export interface MatchWindow extends FoundExceptionsWindow { asOf: string; holidays: ReadonlySet<string> }
 
@@ -113,41 +114,55 @@ const PAYMENTS = `
   SELECT ((SELECT count(*) FROM recon_match_rows WHERE type = 'payment' AND in_window)
         - (SELECT count(*) FROM recon_match_rows WHERE type = 'payment' AND in_window AND entity_id IN (SELECT entity_id FROM found)))::bigint AS matched`;
 
-/** The engine's loop over the window's refund, transfer and adjustment rows: a refund by the gateway
- * id, else by our refund id in its notes; a transfer by its id (split over payout), else a payout by
- * the id in its notes, else a split not yet given its id via the source payment's order
- * (findTransfer, weConsiderPaidBy). Returns the rows matched. */
+/** The engine's loop over the window's refund, transfer, reversal and adjustment rows: a refund by
+ * the gateway id, else by our refund id in its notes; a transfer we recorded a reversal of, matched
+ * on its own amount; else a transfer by its id (split over payout), else a payout by the id in its
+ * notes, else a split not yet given its id via the source payment's order (findTransfer,
+ * weConsiderPaidBy); a reversal by Razorpay's reversal id. Returns the rows matched. */
 const OTHER_ROWS = `
   WITH refund_rows AS (
-    SELECT r.*, COALESCE(byg.id, byr.id) AS refund_id, COALESCE(byg.amount_paise, byr.amount_paise) AS our_amount
+    -- A refund made outside the app (the Dashboard) is known once recorded in outside_refunds: what it
+    -- meant for the vendor was raised then (refund-outside-app), not again as refund-not-in-app.
+    SELECT r.*, COALESCE(byg.id, byr.id, o.id) AS refund_id, COALESCE(byg.amount_paise, byr.amount_paise, o.amount_paise) AS our_amount
     FROM recon_match_rows r
     LEFT JOIN refunds byg ON byg.gateway_refund_id = r.entity_id
     LEFT JOIN refunds byr ON byg.id IS NULL AND byr.id = r.note_refund_request_id AND (byr.gateway_refund_id IS NULL OR byr.gateway_refund_id = r.entity_id)
+    LEFT JOIN outside_refunds o ON byg.id IS NULL AND byr.id IS NULL AND o.id = r.entity_id
     WHERE r.type = 'refund' AND r.in_window
   ),
   transfer_rows AS (
     SELECT r.*,
-      CASE WHEN s.order_id IS NOT NULL THEN 'split' WHEN p.id IS NOT NULL THEN 'payout' WHEN np.id IS NOT NULL THEN 'payout' WHEN ps.order_id IS NOT NULL THEN 'split' END AS kind,
-      COALESCE(s.order_id, p.id::text, np.id::text, ps.order_id) AS transfer_id,
-      COALESCE(s.order_id, p.order_id, np.order_id, ps.order_id) AS our_order_id,
-      COALESCE(s.amount_paise, p.amount_paise, np.amount_paise, ps.amount_paise) AS our_amount,
+      CASE WHEN rv.transfer_id IS NOT NULL THEN 'reversed' WHEN s.order_id IS NOT NULL THEN 'split' WHEN p.id IS NOT NULL THEN 'payout' WHEN np.id IS NOT NULL THEN 'payout' WHEN ps.order_id IS NOT NULL THEN 'split' END AS kind,
+      COALESCE(rv.transfer_id, s.order_id, p.id::text, np.id::text, ps.order_id) AS transfer_id,
+      COALESCE(rv.order_id, s.order_id, p.order_id, np.order_id, ps.order_id) AS our_order_id,
+      COALESCE(rv.transfer_amount_paise, s.amount_paise, p.amount_paise, np.amount_paise, ps.amount_paise) AS our_amount,
       COALESCE(s.status, p.status, np.status, ps.status) AS our_status,
       COALESCE(s.provider_transfer_id, p.provider_transfer_id, np.provider_transfer_id, ps.provider_transfer_id) AS our_transfer_id
     FROM recon_match_rows r
-    LEFT JOIN split_transfers s ON s.provider_transfer_id = r.entity_id
-    LEFT JOIN payouts p ON p.provider_transfer_id = r.entity_id AND s.order_id IS NULL
+    -- a transfer of ours reversed since: it paid, and each reversal is a row of its own
+    LEFT JOIN (SELECT DISTINCT ON (transfer_id) transfer_id, order_id, transfer_amount_paise FROM transfer_reversals ORDER BY transfer_id, id) rv
+      ON rv.transfer_id = r.entity_id
+    LEFT JOIN split_transfers s ON rv.transfer_id IS NULL AND s.provider_transfer_id = r.entity_id
+    LEFT JOIN payouts p ON rv.transfer_id IS NULL AND p.provider_transfer_id = r.entity_id AND s.order_id IS NULL
     -- payouts.id is a uuid; the note is compared as its text (the engine's string key)
-    LEFT JOIN payouts np ON s.order_id IS NULL AND p.id IS NULL
+    LEFT JOIN payouts np ON rv.transfer_id IS NULL AND s.order_id IS NULL AND p.id IS NULL
       AND np.id = CASE WHEN r.note_transaction_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN r.note_transaction_id::uuid END
       AND (np.provider_transfer_id IS NULL OR np.provider_transfer_id = r.entity_id)
-    LEFT JOIN payments sp ON s.order_id IS NULL AND p.id IS NULL AND np.id IS NULL AND sp.id = r.payment_id
+    LEFT JOIN payments sp ON rv.transfer_id IS NULL AND s.order_id IS NULL AND p.id IS NULL AND np.id IS NULL AND sp.id = r.payment_id
     LEFT JOIN split_transfers ps ON ps.order_id = sp.order_id AND ps.provider_transfer_id IS NULL
     WHERE r.type = 'transfer' AND r.in_window
   ),
   judged_transfers AS (
-    SELECT t.*, CASE WHEN t.kind = 'split' THEN t.our_status IN ('expected', 'processed')
+    SELECT t.*, CASE WHEN t.kind = 'reversed' THEN true
+                     WHEN t.kind = 'split' THEN t.our_status IN ('expected', 'processed', 'reversed')
                      ELSE t.our_status IN ('processing', 'accepted') OR (t.our_status = 'settled' AND t.our_transfer_id IS NOT DISTINCT FROM t.entity_id) END AS paid_by_it
     FROM transfer_rows t
+  ),
+  reversal_rows AS (
+    SELECT r.*, v.id AS reversal_id, v.amount_paise AS our_amount, v.order_id AS our_order_id, v.transfer_id AS our_transfer_id
+    FROM recon_match_rows r
+    LEFT JOIN transfer_reversals v ON v.id = r.entity_id
+    WHERE r.type = 'reversal' AND r.in_window
   ),
   findings AS (
     SELECT r.recon_day AS at_day, r.id AS at_id, d.* FROM refund_rows r CROSS JOIN LATERAL (VALUES
@@ -164,6 +179,13 @@ const OTHER_ROWS = `
         CASE WHEN t.kind IS NOT NULL THEN jsonb_build_object(t.kind, t.transfer_id) END)
     ) AS d(applies, key, reason, class, order_id, expected_paise, details)
     WHERE t.kind IS NULL OR NOT t.paid_by_it OR t.our_amount <> t.amount_paise
+    UNION ALL
+    SELECT v.recon_day, v.id, d.* FROM reversal_rows v CROSS JOIN LATERAL (VALUES
+      (v.reversal_id IS NULL, 'reversal-not-in-app|' || v.entity_id, 'reversal-not-in-app', 'unmatched', NULL::text, NULL::bigint, jsonb_build_object('sourcePaymentId', v.payment_id)),
+      (v.reversal_id IS NOT NULL AND v.our_amount <> v.amount_paise, 'amount-mismatch|' || v.entity_id, 'amount-mismatch', 'mismatched', v.our_order_id, v.our_amount,
+        jsonb_build_object('transferId', v.our_transfer_id))
+    ) AS d(applies, key, reason, class, order_id, expected_paise, details)
+    WHERE v.reversal_id IS NULL OR v.our_amount <> v.amount_paise
   ),
   found AS (
     INSERT INTO recon_found (${FOUND_COLUMNS})
@@ -179,7 +201,8 @@ const OTHER_ROWS = `
     ${LATER_WINS}
   )
   SELECT ((SELECT count(*) FROM refund_rows WHERE refund_id IS NOT NULL AND our_amount = amount_paise)
-        + (SELECT count(*) FROM judged_transfers WHERE kind IS NOT NULL AND paid_by_it AND our_amount = amount_paise))::bigint AS matched`;
+        + (SELECT count(*) FROM judged_transfers WHERE kind IS NOT NULL AND paid_by_it AND our_amount = amount_paise)
+        + (SELECT count(*) FROM reversal_rows WHERE reversal_id IS NOT NULL AND our_amount = amount_paise))::bigint AS matched`;
 
 /** judgeSettlements: a window settlement whose amount is not the sum of its rows (credit − debit). */
 const SETTLEMENT_SUMS = `
@@ -302,5 +325,6 @@ export async function matchWindowInDatabase(tx: Tx, window: MatchWindow, options
   await run('bank', BANK, [...days, window.asOf]);
   await run('captures', CAPTURES, [...days, window.asOf, captureBounds[0], captureBounds[1]]);
   await run('owed', OWED, [window.asOf, windowBounds[0], windowBounds[1]]);
+  await run('offline debits', offlineDebitsSql(FOUND_COLUMNS, LATER_WINS), [...days, window.asOf]);
   return { matched, steps };
 }

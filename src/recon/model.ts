@@ -2,7 +2,7 @@
  * days are IST `YYYY-MM-DD`. */
 import type { ExceptionClass, ReasonCode, Severity } from './reasons';
 
-export type ReconRowType = 'payment' | 'refund' | 'transfer' | 'adjustment';
+export type ReconRowType = 'payment' | 'refund' | 'transfer' | 'reversal' | 'adjustment';
 
 /** One stored gateway recon row. */
 export interface GatewayRow {
@@ -65,6 +65,9 @@ export interface AppTransfer {
   status: string;
 }
 
+/** A reversal of one of our transfers, as transfer_reversals recorded it. */
+export interface AppReversal { id: string; transferId: string; orderId: string; amountPaise: number; transferAmountPaise: number }
+
 export interface SettlementRecord { id: string; amountPaise: number; utrNormalised: string | null; settledDay: string }
 
 export interface BankLine { id: number; utrNormalised: string; amountPaise: number; valueDate: string }
@@ -82,6 +85,8 @@ export interface ReconInput {
   payments: AppPayment[];
   refunds: AppRefund[];
   transfers: AppTransfer[];
+  /** Our recorded reversals of the window's reversal rows and of the transfers of its transfer rows. */
+  reversals?: AppReversal[];
   /** Settlements of the window. */
   settlements: SettlementRecord[];
   /** Bank lines carrying the window's settlement UTRs, and every line valued in the window. */

@@ -22,6 +22,10 @@ export const REASONS = [
   'split-not-processed',
   'split-paid-after-owed-offline',
   'refund-outside-app',
+  'reversal-not-in-app',
+  'offline-payment-without-debit',
+  'offline-debit-amount-differs',
+  'unexplained-bank-debit',
 ] as const;
 export type ReasonCode = (typeof REASONS)[number];
 
@@ -50,12 +54,17 @@ const RULES: Record<ReasonCode, ReasonRule> = {
   'split-not-processed': { severity: 'high', nextAction: 'The Route split to the vendor is not processed past its due date: check the transfer on the Razorpay Dashboard; once Razorpay stops retrying it is owed offline.' },
   'split-paid-after-owed-offline': { severity: 'critical', nextAction: 'Possible double payment: the split processed after the vendor was listed as owed offline. Stop the offline payment, or recover it if already made.' },
   'payment-disputed': { severity: 'high', nextAction: 'The customer\'s bank disputes this payment: accept or contest it (with evidence) on the Razorpay Dashboard before its respond-by date; a lost dispute is deducted from our balance.' },
+  'reversal-not-in-app': { severity: 'high', nextAction: 'Razorpay reversed a transfer and credited it back, and our records know no such reversal: find the transfer on the Razorpay Dashboard (Route → the reversal id). If it paid a vendor (a payout or a split of ours), that vendor is owed again: make sure its payout is in the ops queue (TRANSFER_REVERSED) or the reversal is owed offline; if it is not ours, find who made it.' },
+  'offline-payment-without-debit': { severity: 'high', nextAction: 'A settlement line was recorded paid with this UTR but no bank debit has it: import the latest bank statement (with its DR lines); if the debit is still missing, ask the bank to trace the UTR before paying the vendor again.' },
+  'offline-debit-amount-differs': { severity: 'critical', nextAction: 'The bank debited a different amount under this settlement line\'s UTR: compare the bank file with the bank\'s response; recover an overpayment from the vendor, or pay the shortfall, then resolve.' },
+  'unexplained-bank-debit': { severity: 'high', nextAction: 'A debit from our account matches no settlement line paid with its UTR: find the payment (a line recorded with a typo in its UTR, or a payment made outside the app) and record or recover it.' },
   'refund-outside-app': { severity: 'high', nextAction: 'Someone refunded the customer outside the app (e.g. the Razorpay Dashboard) after the vendor was paid or while it was being paid: the negative offline-ledger line (refund_clawback) is what the vendor owes back; confirm the refund with whoever issued it, then recover the amount from the vendor (net it off the next offline payment) and resolve.' },
 };
 
 const EXPECTED_ACTION: Partial<Record<ReasonCode, string>> = {
   'captured-not-settled': 'Nothing yet: the settlement is not due. It becomes an exception after its due date.',
   'settlement-without-bank-credit': 'Nothing yet: the credit can reach the bank up to the next working day. Import that day\'s statement.',
+  'offline-payment-without-debit': 'Nothing yet: the debit can reach the statement up to the next working day after the value date. Import that day\'s statement.',
 };
 
 /** Waiting items are low, except those where money is stuck at the gateway. */

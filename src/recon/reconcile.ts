@@ -69,6 +69,8 @@ export function reconcile(input: ReconInput): ReconOutcome {
   const transfersByProviderId = indexBy(input.transfers, (t) => t.providerTransferId);
   const payoutsById = indexBy(input.transfers.filter((t) => t.kind === 'payout'), (t) => t.id);
   const splitsByOrderId = indexBy(input.transfers.filter((t) => t.kind === 'split'), (t) => t.orderId);
+  const reversalsById = indexBy(input.reversals ?? [], (r) => r.id);
+  const reversalsByTransferId = indexBy(input.reversals ?? [], (r) => r.transferId);
 
   // Payments: a payment settled in parts has several rows; judge the entity once.
   const windowRows = input.rows.filter((r) => inWindow(r.reconDay, input));
@@ -91,6 +93,12 @@ export function reconcile(input: ReconInput): ReconOutcome {
       } else if (refund.amountPaise !== row.amountPaise) {
         exceptions.push(draft('amount-mismatch', 'mismatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, expectedPaise: refund.amountPaise, actualPaise: row.amountPaise, details: { refundId: refund.id } }));
       } else matched += 1;
+    } else if (row.type === 'transfer' && reversalsByTransferId.has(row.entityId)) {
+      // A transfer of ours that was reversed since: it paid, and each reversal is a row of its own.
+      const reversed = reversalsByTransferId.get(row.entityId)!;
+      if (reversed.transferAmountPaise !== row.amountPaise) {
+        exceptions.push(draft('amount-mismatch', 'mismatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: reversed.orderId, expectedPaise: reversed.transferAmountPaise, actualPaise: row.amountPaise, details: { reversed: reversed.transferId } }));
+      } else matched += 1;
     } else if (row.type === 'transfer') {
       const transfer = findTransfer(row, { transfersByProviderId, payoutsById, splitsByOrderId, paymentsById });
       if (!transfer) {
@@ -100,6 +108,14 @@ export function reconcile(input: ReconInput): ReconOutcome {
         exceptions.push(draft('transfer-not-in-app', 'unmatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: transfer.orderId, expectedPaise: transfer.amountPaise, actualPaise: row.amountPaise, details: { [transfer.kind]: transfer.id, ourStatus: transfer.status } }));
       } else if (transfer.amountPaise !== row.amountPaise) {
         exceptions.push(draft('amount-mismatch', 'mismatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: transfer.orderId, expectedPaise: transfer.amountPaise, actualPaise: row.amountPaise, details: { [transfer.kind]: transfer.id } }));
+      } else matched += 1;
+    } else if (row.type === 'reversal') {
+      // By Razorpay's reversal id: one we never recorded may be a vendor owed again that nobody knows of.
+      const reversal = reversalsById.get(row.entityId);
+      if (!reversal) {
+        exceptions.push(draft('reversal-not-in-app', 'unmatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, actualPaise: row.amountPaise, details: { sourcePaymentId: row.paymentId } }));
+      } else if (reversal.amountPaise !== row.amountPaise) {
+        exceptions.push(draft('amount-mismatch', 'mismatched', row.entityId, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, orderId: reversal.orderId, expectedPaise: reversal.amountPaise, actualPaise: row.amountPaise, details: { transferId: reversal.transferId } }));
       } else matched += 1;
     } else if (row.type === 'adjustment') {
       exceptions.push(draft('adjustment', 'unmatched', `${row.entityId}|${row.settlementId ?? ''}`, row.reconDay, { entityId: row.entityId, settlementId: row.settlementId, actualPaise: row.creditPaise - row.debitPaise }));
@@ -193,9 +209,9 @@ function judgePayment(
 }
 
 /** Whether our record says this transfer paid it: a payout in flight or settled by THIS transfer
- * (not marked paid externally), a split expected or processed. */
+ * (not marked paid externally), a split expected, processed or reversed since (it paid first). */
 function weConsiderPaidBy(transfer: AppTransfer, transferId: string): boolean {
-  if (transfer.kind === 'split') return transfer.status === 'expected' || transfer.status === 'processed';
+  if (transfer.kind === 'split') return transfer.status === 'expected' || transfer.status === 'processed' || transfer.status === 'reversed';
   if (transfer.status === 'processing' || transfer.status === 'accepted') return true;
   return transfer.status === 'settled' && transfer.providerTransferId === transferId;
 }

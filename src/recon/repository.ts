@@ -13,7 +13,7 @@ import { addDays, istDateOf, istDayBounds } from '../domain/calendar';
 import { toStoredRow, type StoredReconRow } from './gatewayRows';
 import { normaliseUtr } from './bankStatementCsv';
 import { CLASSES, describeReason, REASONS } from './reasons';
-import type { AppMoneyIn, AppObligation, AppPayment, AppRefund, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
+import type { AppMoneyIn, AppObligation, AppPayment, AppRefund, AppReversal, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
 
 const BATCH = 1000;
 /** Captures older than this before the window cannot be due inside it (T+2 working days). */
@@ -262,6 +262,12 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
     [transferIds, noteIds, sourceOrderIds],
   )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise, status: r.status }));
 
+  const reversalIds = rows.filter((r) => r.type === 'reversal').map((r) => r.entityId);
+  const reversals: AppReversal[] = (await db.query<{ id: string; transfer_id: string; order_id: string; amount_paise: number; transfer_amount_paise: number }>(
+    `SELECT id, transfer_id, order_id, amount_paise, transfer_amount_paise FROM transfer_reversals WHERE id = ANY($1) OR transfer_id = ANY($2) ORDER BY transfer_id, id`,
+    [reversalIds, transferIds],
+  )).rows.map((r) => ({ id: r.id, transferId: r.transfer_id, orderId: r.order_id, amountPaise: r.amount_paise, transferAmountPaise: r.transfer_amount_paise }));
+
   const settlementSelect = `SELECT id, amount_paise, utr_normalised, to_char(settled_day, 'YYYY-MM-DD') AS settled_day FROM settlements`;
   const toSettlement = (r: { id: string; amount_paise: number; utr_normalised: string | null; settled_day: string }): SettlementRecord =>
     ({ id: r.id, amountPaise: r.amount_paise, utrNormalised: r.utr_normalised, settledDay: r.settled_day });
@@ -298,7 +304,7 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
   )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, paymentId: r.payment_id, amountPaise: r.amount_paise, status: r.status, day: istDateOf(r.at), code: r.code, processedAfterFinal: r.after_final }));
 
   return {
-    ...window, rows, moneyIn, payments, refunds, transfers, settlements, bankLines, settlementsForBankLines, captures, owed,
+    ...window, rows, moneyIn, payments, refunds, transfers, reversals, settlements, bankLines, settlementsForBankLines, captures, owed,
     settledPaymentIds: new Set(states.filter((s) => s.settled).map((s) => s.entity_id)),
     heldPaymentIds: new Set(states.filter((s) => s.held && !s.settled).map((s) => s.entity_id)),
   };

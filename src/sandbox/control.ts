@@ -1,7 +1,7 @@
 /** The sandbox's control surface (sandbox-only; Razorpay has nothing like it). Tests use it
  * in-process; the same operations are HTTP routes under /_sandbox/ for the stack and the demo.
  * This file is the contract other modules and tests program against. */
-import type { RzpPayment, RzpRefund, RzpSettlement, RzpTransfer } from '../gateway/types';
+import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
 
 export type LinkedAccountStatus = 'activated' | 'suspended' | 'not_activated';
 
@@ -72,6 +72,10 @@ export interface SandboxControl {
   refunds(): Promise<RzpRefund[]>;
   /** Moves pending transfers to processed/failed now instead of after the configured delay. */
   processPendingTransfers(opts?: { fail?: string[] }): Promise<void>;
+  /** What the Razorpay Dashboard (or Razorpay itself) does from outside our app: reverses a processed
+   * transfer, wholly or `amountPaise` of it, from its linked account, and sends transfer.reversed.
+   * Refused as the API refuses it (not processed, more than is left, the account short of balance). */
+  reverseTransferFromDashboard(transferId: string, opts?: { amountPaise?: number; notes?: Record<string, string> }): Promise<RzpReversal>;
 
   /** The sandbox clock (Unix ms); settlement runs and entity timestamps use it. */
   now(): Promise<number>;

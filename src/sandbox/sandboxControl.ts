@@ -3,7 +3,7 @@ import type { SandboxContext } from './context';
 import type { LinkedAccountStatus, SandboxControl } from './control';
 import { ACCOUNT_ID, newId } from './ids';
 import { capturedPaymentWithoutOrder, failPayment, fetchPayment, lateAuthorize, payOrder } from './checkout';
-import { processPendingTransfers, retryFailedTransfers, reversalsOf } from './transfers';
+import { processPendingTransfers, retryFailedTransfers, reversalsOf, reverseTransfer } from './transfers';
 import { bankStatementCsv, runSettlements, type SettlementBook } from './settlements';
 import { assertIsoDate } from '../domain/calendar';
 import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
@@ -136,6 +136,9 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     },
     async processPendingTransfers(opts = {}) {
       processPendingTransfers(ctx, opts.fail);
+    },
+    async reverseTransferFromDashboard(transferId, opts = {}) {
+      return copy<RzpReversal>(reverseTransfer(ctx, transferId, { amount: opts.amountPaise, notes: opts.notes ?? {} }));
     },
 
     async now() {

@@ -7,10 +7,14 @@
  * (Razorpay's documented partial settlement). Settlements are stamped 10:00 IST on the run date.
  * A run with `utrDelayMs` announces its settlement without a UTR (webhook and API answer `utr: null`)
  * (its report rows too) and the UTR appears on GET /settlements/:id once the sandbox clock has passed
- * the settlement time plus that delay; the bank credit carries the UTR from the start. */
+ * the settlement time plus that delay; the bank credit carries the UTR from the start.
+ * A reversal credits the platform: it is reported as a `reversal` row (credit = its amount) in the
+ * first run on or after its day once its transfer has settled (a partly reversed transfer settles
+ * as a processed one does); a transfer reversed in full before it ever settled is reported by
+ * neither row (they net to nothing). The reference lists no reversal row: its shape is ours. */
 import { istDateOf, istDayBounds, settlementDueDate } from '../domain/calendar';
 import type { SandboxContext } from './context';
-import type { PaymentEntity, RefundEntity, SettlementEntity, TransferEntity } from './entities';
+import type { PaymentEntity, RefundEntity, ReversalEntity, SettlementEntity, TransferEntity } from './entities';
 import { badRequest, idNotFound } from './errors';
 import { newId, randomAlphanumeric } from './ids';
 import { TrackedSet } from './tracked';
@@ -92,16 +96,34 @@ function refundRow(ctx: SandboxContext, r: RefundEntity, s: { id: string; at: nu
   });
 }
 
-function transferRow(ctx: SandboxContext, t: TransferEntity, s: { id: string; at: number; utr: string | null }): ReconRowJson {
-  const payment = t.source.startsWith('pay_')
+/** The payment a payment or order transfer moved money from (none for a direct transfer). */
+function sourcePayment(ctx: SandboxContext, t: TransferEntity): PaymentEntity | undefined {
+  return t.source.startsWith('pay_')
     ? ctx.state.payments.get(t.source)
     : t.source.startsWith('order_') ? [...ctx.state.payments.values()].find((p) => p.order_id === t.source && p.captured) : undefined;
+}
+
+function transferRow(ctx: SandboxContext, t: TransferEntity, s: { id: string; at: number; utr: string | null }): ReconRowJson {
+  const payment = sourcePayment(ctx, t);
   return ordered({
     ...baseRow(t.id, 'transfer', s, false), debit: t.amount + t.fees, credit: 0, amount: t.amount, currency: t.currency, fee: t.fees, tax: t.tax ?? 0,
     created_at: t.created_at, credit_type: 'default', description: null, notes: JSON.stringify(t.notes), payment_id: payment?.id ?? null,
     order_id: t.source.startsWith('order_') ? t.source : null, order_receipt: null, method: null, card_network: null, card_issuer: null, card_type: null,
   });
 }
+
+/** A reversal gives the platform the amount back (fee and tax 0, as the sandbox charges none). */
+function reversalRow(ctx: SandboxContext, r: ReversalEntity, t: TransferEntity | undefined, s: { id: string; at: number; utr: string | null }): ReconRowJson {
+  const payment = t ? sourcePayment(ctx, t) : undefined;
+  return ordered({
+    ...baseRow(r.id, 'reversal', s, false), debit: 0, credit: r.amount, amount: r.amount, currency: r.currency, fee: r.fee, tax: r.tax,
+    created_at: r.created_at, credit_type: 'default', description: null, notes: JSON.stringify(r.notes), payment_id: payment?.id ?? null,
+    order_id: t?.source.startsWith('order_') ? t.source : null, order_receipt: null, method: null, card_network: null, card_issuer: null, card_type: null,
+  });
+}
+
+/** A transfer settles once processed, also when partly reversed since (its reversals are credits of their own). */
+const SETTLES: ReadonlySet<TransferEntity['status']> = new Set(['processed', 'partially_reversed']);
 
 /** UTRs the bank has not reported yet, by settlement (the entity objects live in the sandbox state,
  * so a reset drops these with them). */
@@ -136,7 +158,7 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
     (b.onHold ? held : payments).push(p);
   }
   const refundsDue = [...state.refunds.values()].filter((r) => r.status !== 'failed' && !state.settledIds.has(r.id) && due(r.created_at) <= date);
-  const transfersDue = [...state.transfers.values()].filter((t) => t.status === 'processed' && !state.settledIds.has(t.id) && due(t.processed_at ?? t.created_at) <= date);
+  const transfersDue = [...state.transfers.values()].filter((t) => SETTLES.has(t.status) && !state.settledIds.has(t.id) && due(t.processed_at ?? t.created_at) <= date);
   const adjustmentsDue = state.adjustments.filter((a) => !state.settledIds.has(a.id) && a.date <= date);
 
   // Credits first; then debits in time order while the settlement stays positive. The rest rolls
@@ -155,6 +177,11 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
     net -= debit.amount;
     debit.take();
   }
+  // Reversals of transfers settled before or in this run come back as credits.
+  const settledTransfer = (id: string): boolean => state.settledIds.has(id) || transfers.some((t) => t.id === id);
+  const reversals = [...state.reversals.values()].flat()
+    .filter((r) => !state.settledIds.has(r.id) && due(r.created_at) <= date && settledTransfer(r.transfer_id));
+  net += reversals.reduce((sum, r) => sum + r.amount, 0);
 
   for (const p of held) {
     const key = `${date}|${p.id}`;
@@ -163,7 +190,7 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
     book.addRow(date, paymentRow(ctx, p, { id: null, at: null, utr: null }, true));
   }
 
-  if (payments.length + refunds.length + transfers.length + adjustments.length === 0 || net <= 0) return [];
+  if (payments.length + refunds.length + transfers.length + adjustments.length + reversals.length === 0 || net <= 0) return [];
 
   const settlement: SettlementEntity = {
     id: newId('setl'), entity: 'settlement', amount: net, status: 'processed',
@@ -184,6 +211,7 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
     state.transfers.markChanged(t.id);
     book.addRow(date, transferRow(ctx, t, s));
   }
+  for (const r of reversals) book.addRow(date, reversalRow(ctx, r, state.transfers.get(r.transfer_id), s));
   for (const a of adjustments) {
     // Adjustment rows carry no credit_type (documented sample).
     book.addRow(date, ordered({
@@ -192,7 +220,7 @@ export function runSettlements(ctx: SandboxContext, book: SettlementBook, opts: 
       order_id: null, order_receipt: null, method: null, card_network: null, card_issuer: null, card_type: null,
     }));
   }
-  for (const id of [...payments, ...refunds, ...transfers, ...adjustments].map((x) => x.id)) state.settledIds.add(id);
+  for (const id of [...payments, ...refunds, ...transfers, ...adjustments, ...reversals].map((x) => x.id)) state.settledIds.add(id);
   state.settlements.set(settlement.id, settlement);
   book.bankLines.push({ utr: bankUtr, amount: net, valueDate: date, narration: `NEFT CR-RAZORPAY SOFTWARE PVT LTD-${bankUtr.toLowerCase()}` });
   ctx.webhooks.emit('settlement.processed', { settlement });

@@ -212,7 +212,8 @@ function checkReversal(ctx: SandboxContext, transfer: TransferEntity, amount: nu
   return paise;
 }
 
-/** Debits the linked account, credits the platform, moves the transfer to (partially_)reversed. */
+/** Debits the linked account, credits the platform, moves the transfer to (partially_)reversed and
+ * sends transfer.reversed (every reversal: by the API, the Dashboard, or a refund's reverse_all). */
 function applyReversal(ctx: SandboxContext, transfer: TransferEntity, paise: number, notes: NotesJson, customerRefundId: string | null): ReversalEntity {
   ctx.state.accounts.get(transfer.recipient)!.balance -= paise;
   ctx.state.accounts.markChanged(transfer.recipient);
@@ -224,10 +225,13 @@ function applyReversal(ctx: SandboxContext, transfer: TransferEntity, paise: num
     transferId: transfer.id, amount: paise, notes, initiatorId: ctx.options.platformAccountId.replace(/^acc_/, ''), customerRefundId, createdAt: ctx.clock.nowSec(),
   });
   ctx.state.reversals.set(transfer.id, [...(ctx.state.reversals.get(transfer.id) ?? []), reversal]);
+  // As every transfer.* event, the payload is the transfer's snapshot alone (reference §4.2).
+  ctx.webhooks.emit('transfer.reversed', { transfer });
   return reversal;
 }
 
-/** POST /v1/transfers/:id/reversals: `amount` omitted reverses what is not reversed yet. */
+/** POST /v1/transfers/:id/reversals (and the Dashboard's reversal, which does the same from outside
+ * our app): `amount` omitted reverses what is not reversed yet. */
 export function reverseTransfer(ctx: SandboxContext, transferId: string, body: { amount?: number; notes: Record<string, string> }): ReversalEntity {
   const transfer = fetchTransfer(ctx, transferId);
   const notes = checkNotes(body.notes);

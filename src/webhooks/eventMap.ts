@@ -3,7 +3,7 @@
  * transfer events; recon: settlements and disputes); no capability imports another's effects.
  *
  * Every other signed, well-formed event — documented ones we do not act on (reference §4.3,
- * refund.speed_changed, transfer.reversed, product.route.*) and names we do not know yet — is
+ * refund.speed_changed, product.route.*) and names we do not know yet — is
  * acknowledged: 2xx, its id in processed_events, a log line with its name. Razorpay retries any
  * non-2xx for 24 h and then disables the endpoint, which would also stop payment.captured. */
 import { moneyInWebhookEffects } from '../moneyin/webhookEffects';
@@ -17,6 +17,7 @@ const transferEffects: Record<string, WebhookEffect> = { ...transferWebhookEffec
 // Money in: the same transfer events also settle the Route split an unsubsidised order carried.
 transferEffects['transfer.processed'] = alsoSettlingSplits('transfer.processed', transferEffects['transfer.processed']);
 transferEffects['transfer.failed'] = alsoSettlingSplits('transfer.failed', transferEffects['transfer.failed']);
+transferEffects['transfer.reversed'] = alsoSettlingSplits('transfer.reversed', transferEffects['transfer.reversed']);
 
 /** Events the app acts on. */
 export const webhookEffects: Readonly<Record<string, WebhookEffect>> = Object.freeze({
@@ -30,7 +31,6 @@ export const webhookEffects: Readonly<Record<string, WebhookEffect>> = Object.fr
  * logged at warn, so an event Razorpay starts sending is noticed). */
 export const ACKNOWLEDGED_EVENTS: ReadonlySet<string> = new Set([
   'refund.speed_changed',
-  'transfer.reversed',
   'product.route.activated', 'product.route.needs_clarification', 'product.route.under_review',
 ]);
 

@@ -15,6 +15,9 @@ export interface DbLedger {
   refunds: Array<{ orderId: string | null; paymentId: string; status: string; gatewayRefundId: string | null }>;
   /** Active memberships of the orders' offline lines in settlement lines (open or paid). */
   settlementMembers: Array<{ orderId: string; reference: string; status: string; vendorId: string; amountPaise: number }>;
+  /** Refunds made outside the app, as our rows recorded them, and the clawback lines they wrote. */
+  outsideRefunds: Array<{ id: string; orderId: string; action: string; clawbackPaise: number | null; status: string }>;
+  clawbacks: Map<string, number>;
   /** Settlement lines recorded paid for the campaign's vendors, with what their members add up to. */
   paidSettlementLines: Array<{ reference: string; vendorId: string; amountPaise: number; utr: string; membersPaise: number }>;
 }
@@ -100,7 +103,12 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
 
   if (exp.transfers === 'direct') {
     v.expectedTransfers = exp.payout === 'settled' ? 1 : 0;
+    // Refunded from the Dashboard before the transfer: held (review, CUSTOMER_REFUNDED), never sent.
+    const heldForRefund = exp.refundedOutside && payout?.status === 'review' && payout.lastCode === 'CUSTOMER_REFUNDED';
+    if (heldForRefund) v.expectedTransfers = 0;
+    if (exp.refundedOutside) checkOutsideRefund(v, db, orderId, heldForRefund ? 'payout_held' : 'owed_back');
     if (!payout) v.violations.push('no payout row');
+    else if (heldForRefund) v.parked = true;
     else {
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
@@ -148,6 +156,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   const liveRefunds = refundsAtProvider.filter((r) => r.status !== 'failed');
   if (liveRefunds.length !== o.refunds) v.violations.push(`${liveRefunds.length} refunds at the provider (${liveRefunds.map((r) => r.id).join(', ')}), planned ${o.refunds}`);
   for (const r of liveRefunds) {
+    if (exp.transfers === 'direct' && exp.refundedOutside) continue; // ours is an outside refund (checkOutsideRefund)
     const ours = db.refunds.find((x) => x.gatewayRefundId === r.id);
     if (!ours) v.disagreements.push(`refund ${r.id} at the provider is not in PostgreSQL`);
     else if (ours.status !== r.status) {
@@ -157,6 +166,21 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   }
   for (const d of v.disagreements) v.violations.push(d);
   return v;
+}
+
+/** A Dashboard refund is in our rows with what it did: held the payout, or (once paid) a clawback line
+ * of minus what the vendor owes back. */
+function checkOutsideRefund(v: OrderVerdict, db: DbLedger, orderId: string, expected: 'payout_held' | 'owed_back'): void {
+  const mine = db.outsideRefunds.filter((r) => r.orderId === orderId);
+  if (mine.length !== 1) {
+    v.disagreements.push(`${mine.length} outside refunds recorded, planned 1 (the Dashboard's)`);
+    return;
+  }
+  const r = mine[0]!;
+  if (r.action !== expected) v.disagreements.push(`the outside refund ${r.id} was recorded as ${r.action}, expected ${expected}`);
+  const clawback = db.clawbacks.get(orderId);
+  if (expected === 'owed_back' && (r.clawbackPaise === null || r.clawbackPaise <= 0 || clawback !== -r.clawbackPaise)) v.disagreements.push(`clawback line ${clawback ?? 'missing'} for an outside refund owing back ${r.clawbackPaise ?? 'nothing'}`);
+  if (expected === 'payout_held' && clawback !== undefined) v.disagreements.push(`a clawback line of ${clawback} for a refund that held the payout`);
 }
 
 export interface RouteRow { route: OrderKind; orders: number; transfers: number; duplicates: number; lost: number; stuck: number; parked: number; disagreements: number }

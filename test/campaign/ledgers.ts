@@ -8,7 +8,7 @@ const n = (v: string | number) => Number(v);
 
 export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedger> {
   const q = async <R extends Record<string, unknown>>(sql: string) => (await db.query<R>(sql, [orderIds])).rows;
-  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines] = await Promise.all([
+  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines, outside, clawbacks] = await Promise.all([
     q<{ id: string; status: string; vendor_id: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
       'SELECT id, status, vendor_id, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
     q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string; last_code: string | null }>(
@@ -28,6 +28,10 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
       `SELECT l.reference, l.vendor_id, l.amount_paise, l.utr,
               (SELECT coalesce(sum(m.amount_paise), 0) FROM settlement_line_members m WHERE m.line_id = l.id AND m.active) AS members_paise
          FROM settlement_lines l WHERE l.status = 'paid' AND l.vendor_id IN (SELECT vendor_id FROM orders WHERE id = ANY($1))`),
+    q<{ id: string; order_id: string; action: string; clawback_paise: string | null; status: string }>(
+      'SELECT id, order_id, action, clawback_paise, status FROM outside_refunds WHERE order_id = ANY($1)'),
+    q<{ order_id: string; amount_paise: string }>(
+      `SELECT clawback_order_id AS order_id, sum(amount_paise) AS amount_paise FROM offline_ledger WHERE clawback_order_id = ANY($1) GROUP BY 1`),
   ]);
   return {
     orders: new Map(orders.map((r) => [r.id, { status: r.status, vendorId: r.vendor_id, vendorNetPaise: n(r.vendor_net_paise), subsidyPaise: n(r.subsidy_paise), commissionPaise: n(r.commission_paise), totalPaise: n(r.total_paise) }])),
@@ -38,6 +42,8 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
     obligations: new Map(obligations.map((r) => [r.order_id, n(r.amount_paise)])),
     refunds: refunds.map((r) => ({ orderId: r.order_id, paymentId: r.payment_id, status: r.status, gatewayRefundId: r.gateway_refund_id })),
     settlementMembers: members.map((r) => ({ orderId: r.order_id, reference: r.reference, status: r.status, vendorId: r.vendor_id, amountPaise: n(r.amount_paise) })),
+    outsideRefunds: outside.map((r) => ({ id: r.id, orderId: r.order_id, action: r.action, clawbackPaise: r.clawback_paise === null ? null : n(r.clawback_paise), status: r.status })),
+    clawbacks: new Map(clawbacks.map((r) => [r.order_id, n(r.amount_paise)])),
     paidSettlementLines: paidLines.map((r) => ({ reference: r.reference, vendorId: r.vendor_id, amountPaise: n(r.amount_paise), utr: r.utr, membersPaise: n(r.members_paise) })),
   };
 }

@@ -57,7 +57,7 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
     }
     const paidOn = istDateOf(new Date());
     for (const [i, line] of lines.entries()) {
-      if (opts.failOne && i === 0 && lines.length > 1) {
+      if (opts.failOne && i === 0) {
         await callRetrying(t, 'finance', 'POST', `/finance/settlement/lines/${line.reference}/failed`, { reason: 'campaign: beneficiary bank returned it', amountPaise: line.amountPaise });
         state.failed.push(line.reference);
         continue;
@@ -73,7 +73,7 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
     });
     state.carriedForward = (batch.skipped as Array<{ vendorId: string }>).map((x) => x.vendorId);
     const skipped = state.carriedForward.length;
-    log(`finance (${opts.why}): batch ${batchId}, ${lines.length} line(s): ${lines.length - (opts.failOne && lines.length > 1 ? 1 : 0)} paid${opts.failOne && lines.length > 1 ? ', 1 failed' : ''}; ${skipped} vendor(s) carried forward`);
+    log(`finance (${opts.why}): batch ${batchId}, ${lines.length} line(s): ${lines.length - (opts.failOne && lines.length > 0 ? 1 : 0)} paid${opts.failOne && lines.length > 0 ? ', 1 failed' : ''}; ${skipped} vendor(s) carried forward`);
   }
 
   return {

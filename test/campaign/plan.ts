@@ -14,6 +14,7 @@ export const ORDER_KINDS = [
   'late_authorisation', // the payment fails, then the bank authorises it
   'duplicate_capture', // a failed payment is captured after a second one paid: refunded
   'split', // unsubsidised: a Route split on the Razorpay order
+  'split_duplicate_capture', // a split order captured twice (a failed payment authorised late): one refunded, the vendor keeps its one split
   'cash', // paid at the counter, confirmed by ops: offline ledger (signed)
   'corporate_direct', // the employer pays the vendor itself
   'manual_offline', // the pair is settled offline
@@ -24,6 +25,7 @@ export const ORDER_KINDS = [
   'never_paid', // placed and abandoned: expires
   'flaky_vendor', // the vendor's account is suspended for a while: parked, ops retries
   'shut_vendor', // the vendor's account stays suspended: parked (planned)
+  'dashboard_refund', // the customer is refunded from the Razorpay Dashboard after the payout: the vendor owes it back (a negative offline line and an exception)
   'forged_capture', // a payment.captured signed with our secret for a payment Razorpay never saw: held in review, never paid
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
@@ -33,7 +35,7 @@ export type EmployerKey = 'main' | 'corporate' | 'offline';
 
 /** What the provider's ledger must show for the order once the system is quiet. */
 export type Expectation =
-  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review'; code?: string }
+  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review'; code?: string; refundedOutside?: true }
   | { transfers: 'split' }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
@@ -106,8 +108,8 @@ export interface PlanOptions {
  * several times in a 100-order run. */
 const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
-  split: 8, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
-  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, forged_capture: 2,
+  split: 8, split_duplicate_capture: 3, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
+  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, dashboard_refund: 3, forged_capture: 2,
 };
 
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
@@ -211,6 +213,7 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'late_authorisation': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: direct() };
     case 'duplicate_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, refunds: 1, expect: direct() };
     case 'split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split' } }; }
+    case 'split_duplicate_capture': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, refunds: 1, expect: { transfers: 'split' } }; }
     case 'cash': { const t = rupees(100, 300); return { ...base, totalPaise: t, subsidyPaise: rupees(0, 60), paymentMethod: 'cash', expect: { transfers: 'none', ledger: 'cash' } }; }
     case 'corporate_direct': { const t = rupees(100, 300); return { ...base, employer: 'corporate', vendor: 'direct_a', totalPaise: t, subsidyPaise: t, expect: { transfers: 'none', ledger: 'corporate_direct' } }; }
     case 'manual_offline': return { ...base, employer: 'offline', vendor: 'direct_b', ...partial(), expect: { transfers: 'none', ledger: 'manual_offline' } };
@@ -222,6 +225,7 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
     case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
     case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };
+    case 'dashboard_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'settled', refundedOutside: true } };
     case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
   }
 }

@@ -13,6 +13,7 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
 import { isolatedPool } from '../support/db';
 import { mintRoleKeys, type RoleKeys } from '../support/apiKeys';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { seedPair, topUp, type MoneyInHarness } from './moneyinHarness';
 
 export interface PayoutStack {
   db: Db;
@@ -66,4 +67,19 @@ export function opsApi(stack: Pick<PayoutStack, 'apiUrl' | 'keys'>, person = 'as
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
     return { status: res.status, body: (await res.json()) as any };
   };
+}
+
+/** The stack with one employer–vendor pair (a linked account at the sandbox, 19% commission) seeded
+ * through the API, the employer's wallet and the platform balance funded, and the stack seen as a
+ * money-in harness (its helpers place and pay orders through the real API). */
+export async function startPayoutStackWithPair(opts: { name: string; env?: Record<string, string>; employerId: string; vendorId: string }): Promise<{ stack: PayoutStack; h: MoneyInHarness; linkedAccountId: string }> {
+  const stack = await startPayoutStack({ name: opts.name, env: opts.env });
+  const h: MoneyInHarness = {
+    db: stack.db, config: stack.config, gateway: createGateway(stack.config), sandbox: stack.sandbox, app: stack.api, baseUrl: stack.apiUrl,
+    payoutStarts: [], keys: stack.keys, close: () => stack.close(),
+  };
+  const { linkedAccountId } = await seedPair(h, { employerId: opts.employerId, vendorId: opts.vendorId, commissionBps: 1_900 });
+  await topUp(h, 'employer', opts.employerId, 1_000_000);
+  await stack.sandbox.control.setPlatformBalance(10_000_000);
+  return { stack, h, linkedAccountId: linkedAccountId! };
 }

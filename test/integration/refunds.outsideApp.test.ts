@@ -6,12 +6,11 @@
  * (signed webhooks from the sandbox), Temporal worker, PostgreSQL and the sandbox. */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/pool';
-import { createGateway } from '../../src/gateway';
 import type { Gateway } from '../../src/gateway/types';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
-import { http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { http, postWebhook, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { eventually, payoutRow } from './payoutSeed';
-import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+import { opsApi, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
 
 const EMPLOYER = 'emp_outside_refund';
 const VENDOR = 'ven_outside_refund';
@@ -27,19 +26,12 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
   let linkedAccountId: string;
 
   beforeAll(async () => {
-    stack = await startPayoutStack({
-      name: 'outside-refunds',
+    ({ stack, h, linkedAccountId } = await startPayoutStackWithPair({
+      name: 'outside-refunds', employerId: EMPLOYER, vendorId: VENDOR,
       env: { PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
-    });
+    }));
     db = stack.db;
-    gateway = createGateway(stack.config);
-    h = {
-      db, config: stack.config, gateway, sandbox: stack.sandbox, app: stack.api, baseUrl: stack.apiUrl,
-      payoutStarts: [], keys: stack.keys, close: () => stack.close(),
-    };
-    ({ linkedAccountId } = (await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 })) as { linkedAccountId: string });
-    await topUp(h, 'employer', EMPLOYER, 1_000_000);
-    await stack.sandbox.control.setPlatformBalance(10_000_000);
+    gateway = h.gateway;
   });
 
   afterAll(async () => {

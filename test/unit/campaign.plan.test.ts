@@ -62,7 +62,7 @@ describe('the campaign checker', () => {
     orders: new Map([['ord_1', { status: 'paid', vendorId: 'v_a', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
     payouts: new Map([['ord_1', { status: payoutStatus, amountPaise: 8_100, providerTransferId: transferId, linkedAccountId: 'acc_a', lastCode: null }]]),
     splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
-    settlementMembers: [], paidSettlementLines: [],
+    settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(),
   });
   const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
 
@@ -118,7 +118,7 @@ describe('the campaign checker', () => {
     });
 
     test('an offline line still owed after the last round is a violation unless its vendor was carried forward', () => {
-      const open = offlineDb({ settlementMembers: [], paidSettlementLines: [], openLedger: new Set(['ord_2']) });
+      const open = offlineDb({ settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(), openLedger: new Set(['ord_2']) });
       expect(checkRails(verdicts(open), open, settlement({ paid: [] })).violations.join('\n')).toMatch(/owed offline .* not carried forward/);
       expect(checkRails(verdicts(open), open, settlement({ paid: [], carriedForward: ['v_n'] })).violations).toEqual([]);
     });

@@ -40,6 +40,10 @@ const snapshot = (over: Record<string, unknown> = {}) => ({
   ],
   paused: true,
   paused_for: 4_000,
+  offline_owed: [{ bucket: '1-7d', count: 3, paise: 24_300 }, { bucket: '30d+', count: 1, paise: -1_900 }],
+  oldest_offline_owed: 3 * 86_400,
+  settlement_open_batches: 1,
+  settlement_paid_without_debit: 2,
   ...over,
 });
 
@@ -67,6 +71,13 @@ describe('payout metrics from the database', () => {
     expect(v('payouts_by_status', { status: 'review' })).toBe(0);
     expect(v('payouts_by_status', { status: 'offline' })).toBe(0);
     expect(v('payouts_oldest_processing_age_seconds')).toBe(1_900.5);
+    // The offline rail: every age bucket present (0 when empty), signed paise.
+    expect(v('payouts_offline_owed_paise', { age: '1-7d' })).toBe(24_300);
+    expect(v('payouts_offline_owed_paise', { age: '30d+' })).toBe(-1_900);
+    expect(v('payouts_offline_owed_lines', { age: '0-1d' })).toBe(0);
+    expect(v('payouts_offline_owed_oldest_age_seconds')).toBe(259_200);
+    expect(v('payouts_settlement_batches_open')).toBe(1);
+    expect(v('payouts_settlement_paid_without_debit')).toBe(2);
     expect(v('payouts_oldest_accepted_age_seconds')).toBe(0);
     expect(v('payouts_lost_claims_total')).toBe(5);
     expect(v('payouts_attempt_outcomes_total', { outcome: 'unknown' })).toBe(3);

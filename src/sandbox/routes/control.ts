@@ -77,6 +77,9 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl & Sa
   app.post('/_sandbox/transfers/process', (req, reply) => answer(reply, () => control.processPendingTransfers(body(z.object({ fail: z.array(z.string()).optional() }), req.body))));
   app.post('/_sandbox/transfers/retry-failed', (req, reply) => answer(reply, () => control.retryFailedTransfers(body(z.object({ only: z.array(z.string()).optional(), fail: z.array(z.string()).optional() }), req.body))));
   app.get('/_sandbox/transfers/:id/reversals', (req, reply) => answer(reply, () => control.reversals((req.params as Id).id)));
+  app.post('/_sandbox/transfers/:id/reverse', (req, reply) =>
+    answer(reply, () => control.reverseTransferFromDashboard((req.params as Id).id,
+      body(z.object({ amountPaise: z.number().int().min(1).optional(), notes: z.record(z.string(), z.string()).optional() }).strict(), req.body))));
   app.get('/_sandbox/linked-accounts/:id/balance', (req, reply) => answer(reply, async () => ({ paise: await control.linkedAccountBalance((req.params as Id).id) })));
   app.put('/_sandbox/linked-accounts/:id/balance', (req, reply) =>
     answer(reply, () => control.setLinkedAccountBalance((req.params as Id).id, body(z.object({ paise: z.number().int().min(0) }), req.body).paise)));
