@@ -9,9 +9,9 @@
  * (its report rows too) and the UTR appears on GET /settlements/:id once the sandbox clock has passed
  * the settlement time plus that delay; the bank credit carries the UTR from the start.
  * A reversal credits the platform: it is reported as a `reversal` row (credit = its amount) in the
- * first run on or after its day once its transfer has settled (a partly reversed transfer settles
- * as a processed one does); a transfer reversed in full before it ever settled is reported by
- * neither row (they net to nothing). The reference lists no reversal row: its shape is ours. */
+ * first run on or after its day once its transfer has settled (a reversed transfer, wholly or in
+ * part, settles as a processed one does: it debited the balance when processed). The reference
+ * lists no reversal row: its shape is ours. */
 import { istDateOf, istDayBounds, settlementDueDate } from '../domain/calendar';
 import type { SandboxContext } from './context';
 import type { PaymentEntity, RefundEntity, ReversalEntity, SettlementEntity, TransferEntity } from './entities';
@@ -122,8 +122,9 @@ function reversalRow(ctx: SandboxContext, r: ReversalEntity, t: TransferEntity |
   });
 }
 
-/** A transfer settles once processed, also when partly reversed since (its reversals are credits of their own). */
-const SETTLES: ReadonlySet<TransferEntity['status']> = new Set(['processed', 'partially_reversed']);
+/** A transfer settles once processed, also when reversed since, wholly or in part: it left the balance
+ * when processed, and its reversals are credits of their own (as Razorpay reports both). */
+const SETTLES: ReadonlySet<TransferEntity['status']> = new Set(['processed', 'partially_reversed', 'reversed']);
 
 /** UTRs the bank has not reported yet, by settlement (the entity objects live in the sandbox state,
  * so a reset drops these with them). */

@@ -8,8 +8,9 @@ import type { Activities } from '../activities';
 import { settlementChangedSignal, settlementProgressQuery, type SettlementProgress, type SettlementRunInput } from '../contracts/settlement';
 import { formatRupees } from '../domain/money';
 
+/** Each is one short transaction: a worker that dies in one is noticed (and the call retried) within 30 s. */
 const settlementCall = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 20 },
 });
 

@@ -103,6 +103,10 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
 
   if (exp.transfers === 'direct') {
     v.expectedTransfers = exp.payout === 'settled' ? 1 : 0;
+    // Reversed from the Dashboard and its webhook lost: our rows still say settled, the provider has no
+    // live transfer, and only recon can tell (reversal-not-in-app, required in recon.ts).
+    const reversalUnseen = exp.reversedThen !== undefined && h.reversed !== undefined && !h.reversed.seen;
+    if (reversalUnseen) v.expectedTransfers = 0;
     // Refunded from the Dashboard before the transfer: held (review, CUSTOMER_REFUNDED), never sent.
     const heldForRefund = exp.refundedOutside && payout?.status === 'review' && payout.lastCode === 'CUSTOMER_REFUNDED';
     if (heldForRefund) v.expectedTransfers = 0;
@@ -112,12 +116,14 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     else {
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
-      if (payout.status !== exp.payout) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
+      if (payout.status !== exp.payout && !reversalUnseen) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
       else if (exp.code && payout.lastCode !== exp.code) v.violations.push(`payout is ${payout.status} with ${payout.lastCode ?? 'no code'}, planned ${exp.code}`);
       if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
       if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);
       if (payout.amountPaise !== order.vendorNetPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${order.vendorNetPaise}`);
-      if (payout.status === 'settled' && (live.length !== 1 || payout.providerTransferId !== live[0]!.id)) v.disagreements.push(`payout settled by ${payout.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
+      if (reversalUnseen) {
+        if (payout.status !== 'settled' || payout.providerTransferId !== h.reversed!.transferId) v.violations.push(`a reversal our rows never heard of, yet the payout is ${payout.status} with ${payout.providerTransferId}`);
+      } else if (payout.status === 'settled' && (live.length !== 1 || payout.providerTransferId !== live[0]!.id)) v.disagreements.push(`payout settled by ${payout.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
     }
     if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== order.vendorNetPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${order.vendorNetPaise}`);
     if (payout?.status === 'settled' && db.openLedger.has(orderId)) v.disagreements.push('settled by transfer, yet listed as owed offline');

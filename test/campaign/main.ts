@@ -205,7 +205,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     '',
     `time to quiesce: ${(r.quiesceMs / 1000).toFixed(1)} s`,
     r.recon
-      ? `recon ${r.recon.window.from}…${r.recon.window.to}: ${r.recon.settlements} settlement(s), ${r.recon.matched} matched, ${r.recon.exceptions.length} open exception(s), ${r.plan.planted.length - r.recon.missing.length} of ${r.plan.planted.length} planted raised (${r.plan.planted.map((p) => p.reason).join(', ')}), ${r.recon.exceptions.filter((e) => e.planted).length - (r.plan.planted.length - r.recon.missing.length)} expected from Dashboard refunds, ${r.recon.exceptions.filter((e) => !e.planted).length} unexpected`
+      ? `recon ${r.recon.window.from}…${r.recon.window.to}: ${r.recon.settlements} settlement(s), ${r.recon.matched} matched, ${r.recon.exceptions.length} open exception(s), ${r.plan.planted.length - r.recon.missing.length} of ${r.plan.planted.length} planted raised (${r.plan.planted.map((p) => p.reason).join(', ')}), ${r.recon.exceptions.filter((e) => e.planted).length - (r.plan.planted.length - r.recon.missing.length)} expected (Dashboard refunds after the payout, reversals whose webhook was lost), ${r.recon.exceptions.filter((e) => !e.planted).length} unexpected`
       : 'recon: did not run',
     '',
   ];

@@ -95,7 +95,8 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
   };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>, ms = 60_000): Promise<T> {
+/** Past a worker killed mid-freeze (its activity is retried after 30 s) and a Temporal restart. */
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 180_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

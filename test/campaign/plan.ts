@@ -25,6 +25,7 @@ export const ORDER_KINDS = [
   'never_paid', // placed and abandoned: expires
   'flaky_vendor', // the vendor's account is suspended for a while: parked, ops retries
   'shut_vendor', // the vendor's account stays suspended: parked (planned)
+  'reversed_transfer', // the vendor's transfer is reversed from the Dashboard after it settled: parked for ops, who retry it or pay it offline
   'dashboard_refund', // the customer is refunded from the Razorpay Dashboard after the payout: the vendor owes it back (a negative offline line and an exception)
   'forged_capture', // a payment.captured signed with our secret for a payment Razorpay never saw: held in review, never paid
 ] as const;
@@ -35,7 +36,7 @@ export type EmployerKey = 'main' | 'corporate' | 'offline';
 
 /** What the provider's ledger must show for the order once the system is quiet. */
 export type Expectation =
-  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review'; code?: string; refundedOutside?: true }
+  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review' | 'offline'; code?: string; refundedOutside?: true; reversedThen?: 'retry' | 'pay_offline' }
   | { transfers: 'split' }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
@@ -109,7 +110,7 @@ export interface PlanOptions {
 const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
   split: 8, split_duplicate_capture: 3, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
-  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, dashboard_refund: 3, forged_capture: 2,
+  cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, reversed_transfer: 4, dashboard_refund: 3, forged_capture: 2,
 };
 
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
@@ -225,6 +226,10 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
     case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
     case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };
+    // Ops answer a reversal both ways across a run: a new transfer, or the line paid by settlement.
+    case 'reversed_transfer': return index % 2 === 0
+      ? { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'settled', reversedThen: 'retry' } }
+      : { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'offline', reversedThen: 'pay_offline' } };
     case 'dashboard_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'settled', refundedOutside: true } };
     case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
   }

@@ -9,6 +9,16 @@ import type { OrderView } from '../../src/moneyin/orderView';
 import { callRetrying, sleep } from './calls';
 import type { CampaignPlan, EmployerKey, PlannedOrder, VendorKey } from './plan';
 
+async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await read();
+    if (done(value)) return value;
+    await sleep(500);
+  }
+  return null;
+}
+
 /** The Dashboard's refund: the sandbox's own refund API, authenticated with the platform's key, no receipt of ours. */
 async function refundFromDashboard(t: Topology, paymentId: string, amountPaise: number): Promise<void> {
   const auth = Buffer.from(`${SANDBOX_SECRETS.RAZORPAY_KEY_ID}:${SANDBOX_SECRETS.RAZORPAY_KEY_SECRET}`).toString('base64');
@@ -48,6 +58,9 @@ export interface OrderHistory {
   error: string | null;
   /** forged_capture: the payment id the forged webhook named. */
   forgedPaymentId?: string;
+  /** reversed_transfer: the transfer reversed from the Dashboard, its reversal, and whether our rows
+   * heard of it in time for ops (its webhook may be given up: then only recon can tell). */
+  reversed?: { transferId: string; reversalId: string; seen: boolean };
 }
 
 const PAIRS: Array<{ employer: EmployerKey; vendor: VendorKey; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
@@ -157,6 +170,20 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       h.paymentIds.push(failed.id);
       await sleep(o.lateAfterMs);
       await t.sandbox.lateAuthorize(failed.id);
+      return;
+    }
+    case 'reversed_transfer': {
+      await pay();
+      const payout = async () => (await callRetrying(t, 'ops', 'GET', `/ops/payouts/${order.orderId}`, undefined, { accept: [404] })).body?.payout as { status: string; providerTransferId: string | null; lastCode: string | null } | undefined;
+      const settled = await waitFor(() => payout(), (p) => p?.status === 'settled' && p.providerTransferId !== null, 120_000);
+      if (!settled) throw new Error('its payout did not settle within 120 s, so nothing was reversed');
+      const reversal = await t.sandbox.reverseTransferFromDashboard(settled.providerTransferId!, { notes: { by: 'dashboard', campaign: o.clientReference } });
+      h.reversed = { transferId: settled.providerTransferId!, reversalId: reversal.id, seen: false };
+      const parked = await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 60_000);
+      if (!parked) return; // its webhook was lost: recon must raise reversal-not-in-app
+      h.reversed.seen = true;
+      const decision = o.expect.transfers === 'direct' && o.expect.reversedThen === 'pay_offline' ? 'pay-offline' : 'retry';
+      await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, retried);
       return;
     }
     case 'dashboard_refund': {
