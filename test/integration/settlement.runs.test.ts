@@ -6,7 +6,7 @@
 import { addDays, istDateOf } from '../../src/domain/calendar';
 import type { SettlementProgress } from '../../src/contracts/settlement';
 import { readRunDetails } from '../../src/temporal/runDetails';
-import { eventually } from './payoutSeed';
+import { eventually, recordHistory } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 import { call, cashOrder, fundedEmployer, offlineVendor, subsidisedOrder, type OfflineVendor } from './offlineOrders';
 
@@ -132,6 +132,7 @@ describe('settlement runs: the offline ledger, paid by bank file', () => {
     const workflowId = batch.workflowId as string;
     const result = await stack.temporal.client.workflow.getHandle(workflowId).result() as SettlementProgress;
     expect(result).toMatchObject({ phase: 'closed', paid: 1, failed: 1, paidPaise: 36_000 });
+    await recordHistory(stack.temporal.client, workflowId, 'settlement-run-paid-and-failed-v1');
 
     const audit = (await stack.db.query<{ action: string; actor: string }>('SELECT action, actor FROM settlement_actions WHERE batch_id = $1 ORDER BY id', [batchId])).rows;
     expect(audit.map((r) => r.action)).toEqual(['start', 'bank_file', 'paid', 'failed', 'import']);
