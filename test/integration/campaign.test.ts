@@ -6,6 +6,7 @@
  * (the seed and the orders involved). CAMPAIGN_SEED picks another seed. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { ORDER_KINDS } from '../campaign/plan';
 
 const root = path.resolve(__dirname, '../..');
 const SEED = process.env.CAMPAIGN_SEED ?? '20261201';
@@ -28,7 +29,12 @@ describe('the fault campaign', () => {
     if (code !== 0) throw new Error(`npm run campaign -- --orders 100 --seed ${SEED} exited ${code}:\n${out}`);
     expect(out).toMatch(/^total\s+100\s+\d+\s+0\s+0\s+0\s+\d+\s+0$/m);
     expect(out).toMatch(/unattributed transfers at the provider: 0/);
-    expect(out).toMatch(/2 of 2 planted \(adjustment, on-hold\), 0 unexpected/);
+    // Every planted exception raised (adjustment, on-hold, one captured-not-settled per forged capture), nothing unexpected.
+    expect(out).toMatch(/recon .*: \d+ settlement\(s\), \d+ matched, \d+ open exception\(s\), (\d+) of \1 planted raised \(adjustment, on-hold(, captured-not-settled)+\), \d+ expected \([^)]*\), 0 unexpected/);
+    // Finance settled the offline ledger during the run and after it.
+    expect(out).toMatch(/offline rail: [4-9] settlement round\(s\), [1-9]\d* line\(s\) paid/);
+    // Every kind of order, the issue-19 ones included, went down its route in this run.
+    for (const kind of ORDER_KINDS) expect(out).toMatch(new RegExp(`^${kind}\\s+[1-9]`, 'm'));
     // The faults fired, not just planned: each kind at least once.
     for (const fault of ['worker SIGKILL', 'payout run terminated', 'Temporal restart', 'PostgreSQL immediate shutdown', 'kill switch paused', 'platform balance zero',
       'linked account suspended', 'webhook:given_up', 'webhook:duplicate', 'webhook:out_of_order', 'webhook:drop_first_try', 'transfers.create:']) {
