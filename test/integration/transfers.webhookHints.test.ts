@@ -82,7 +82,7 @@ describe('transfer webhooks are hints: the provider is asked', () => {
   });
 
   test('when a signed transfer.processed arrives for a transfer the provider failed, then the payout is not settled on its word', async () => {
-    const { order, transfer } = await acceptedPayout();
+    const { account, order, transfer } = await acceptedPayout();
     await s.control.setWebhookDelivery(false);
     await s.control.processPendingTransfers({ fail: [transfer.id] });
     expect((await postSignedWebhook(s, transferEvent(s, 'transfer.processed', { ...transfer, status: 'processed' }))).status).toBe(200);
@@ -95,7 +95,11 @@ describe('transfer webhooks are hints: the provider is asked', () => {
     await until(() => payoutRow(s.db, order.orderId), (r) => r?.status === 'accepted');
     await s.control.processPendingTransfers();
     const result = (await s.temporal.client.workflow.getHandle(payoutWorkflowId(order.orderId)).result()) as PayoutWorkflowResult;
-    expect(result).toMatchObject({ kind: 'finished', status: 'settled', attempts: 2 });
+    // Settled by a later transfer. A CI run under load counted 3 attempts (a slow answer): what must
+    // hold is the provider's ledger, the failed transfer and exactly one processed one.
+    expect(result).toMatchObject({ kind: 'finished', status: 'settled' });
+    expect(result.attempts).toBeGreaterThanOrEqual(2);
+    expect((await s.control.transfers({ recipient: account })).map((t) => t.status).sort()).toEqual(['failed', 'processed']);
   });
 
   test('when a signed transfer.failed arrives for a split the provider processed, then the split is processed and the vendor is not also owed offline', async () => {
@@ -116,7 +120,7 @@ describe('transfer webhooks are hints: the provider is asked', () => {
   });
 
   test('when transfer.processed comes in the documented shape (no status, extra keys, null note values), then it is read and the fetch settles the payout', async () => {
-    const { order, transfer } = await acceptedPayout();
+    const { account, order, transfer } = await acceptedPayout();
     await s.control.setWebhookDelivery(false);
     await s.control.processPendingTransfers();
     const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../fixtures/razorpay-examples/webhook.transfer.processed.json'), 'utf8'));
