@@ -70,8 +70,8 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
         WHERE p.status IN ('created', 'authorized', 'failed') AND p.created_at > ${secondsAgo('$1')}
           AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL
        UNION
-       -- The once-more look at every paid online order comes last: under load it lags, it never
-       -- starves the orders above.
+       -- The once-more look at every paid online order: half of each batch at least when it has that
+       -- many (below), so neither side starves the other.
        SELECT id, gateway_order_id, payment_checked_at, created_at, 1 FROM orders
         WHERE status = 'paid' AND gateway_order_id IS NOT NULL AND (payment_checked_at IS NULL OR payment_checked_at < paid_at)
           AND paid_at < ${secondsAgo('$2')} AND paid_at > ${secondsAgo('$1')}),
@@ -79,7 +79,10 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
        SELECT DISTINCT ON (id) * FROM candidates
         WHERE payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')}
         ORDER BY id, priority),
-     chosen AS (SELECT * FROM batch ORDER BY priority, payment_checked_at NULLS FIRST, created_at LIMIT $3),
+     -- Each side's first half-batch before the rest: many ended orders rechecked often (a late
+     -- capture is possible for days) would otherwise leave the once-more look a few slots a run.
+     ranked AS (SELECT *, row_number() OVER (PARTITION BY priority ORDER BY payment_checked_at NULLS FIRST, created_at) AS rn FROM batch),
+     chosen AS (SELECT * FROM ranked ORDER BY rn > ceil($3 / 2.0), priority, payment_checked_at NULLS FIRST, created_at LIMIT $3),
      checked AS (UPDATE orders SET payment_checked_at = now() WHERE id IN (SELECT id FROM chosen))
      SELECT id, gateway_order_id FROM chosen ORDER BY priority, payment_checked_at NULLS FIRST, created_at`,
     [LATE_CAPTURE_WATCH_MS, recheckMs, limit],

@@ -179,6 +179,13 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
 // ---------------------------------------------------------------------------------------------
 // Output
 
+/** "adjustment, on-hold, captured-not-settled ×3": each reason once, with how many were planted. */
+function plantedReasons(plan: CampaignPlan): string {
+  const counts = new Map<string, number>();
+  for (const p of plan.planted) counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
+  return [...counts].map(([reason, n]) => (n > 1 ? `${reason} ×${n}` : reason)).join(', ');
+}
+
 function table(headers: string[], rows: Array<Array<string | number>>): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: Array<string | number>) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join('  ');
@@ -205,7 +212,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     '',
     `time to quiesce: ${(r.quiesceMs / 1000).toFixed(1)} s`,
     r.recon
-      ? `recon ${r.recon.window.from}…${r.recon.window.to}: ${r.recon.settlements} settlement(s), ${r.recon.matched} matched, ${r.recon.exceptions.length} open exception(s), ${r.plan.planted.length - r.recon.missing.length} of ${r.plan.planted.length} planted raised (${r.plan.planted.map((p) => p.reason).join(', ')}), ${r.recon.exceptions.filter((e) => e.planted).length - (r.plan.planted.length - r.recon.missing.length)} expected (Dashboard refunds after the payout, reversals whose webhook was lost), ${r.recon.exceptions.filter((e) => !e.planted).length} unexpected`
+      ? `recon ${r.recon.window.from}…${r.recon.window.to}: ${r.recon.settlements} settlement(s), ${r.recon.matched} matched, ${r.recon.exceptions.length} open exception(s), ${r.plan.planted.length - r.recon.missing.length} of ${r.plan.planted.length} planted raised (${plantedReasons(r.plan)}), ${r.recon.exceptions.filter((e) => e.planted).length - (r.plan.planted.length - r.recon.missing.length)} expected (Dashboard refunds after the payout, reversals whose webhook was lost), ${r.recon.exceptions.filter((e) => !e.planted).length} unexpected`
       : 'recon: did not run',
     '',
   ];

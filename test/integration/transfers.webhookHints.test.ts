@@ -98,7 +98,7 @@ describe('transfer webhooks are hints: the provider is asked', () => {
     // Settled by a later transfer. A CI run under load counted 3 attempts (a slow answer): what must
     // hold is the provider's ledger, the failed transfer and exactly one processed one.
     expect(result).toMatchObject({ kind: 'finished', status: 'settled' });
-    expect(result.attempts).toBeGreaterThanOrEqual(2);
+    expect(result.kind === 'finished' ? result.attempts : 0).toBeGreaterThanOrEqual(2);
     expect((await s.control.transfers({ recipient: account })).map((t) => t.status).sort()).toEqual(['failed', 'processed']);
   });
 
@@ -120,7 +120,7 @@ describe('transfer webhooks are hints: the provider is asked', () => {
   });
 
   test('when transfer.processed comes in the documented shape (no status, extra keys, null note values), then it is read and the fetch settles the payout', async () => {
-    const { account, order, transfer } = await acceptedPayout();
+    const { order, transfer } = await acceptedPayout();
     await s.control.setWebhookDelivery(false);
     await s.control.processPendingTransfers();
     const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../fixtures/razorpay-examples/webhook.transfer.processed.json'), 'utf8'));
