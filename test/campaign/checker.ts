@@ -107,16 +107,20 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     // live transfer, and only recon can tell (reversal-not-in-app, required in recon.ts).
     const reversalUnseen = exp.reversedThen !== undefined && h.reversed !== undefined && !h.reversed.seen;
     if (reversalUnseen) v.expectedTransfers = 0;
+    if (exp.reversedThen !== undefined && h.reversed === undefined) v.expectedTransfers = 1;
     // Refunded from the Dashboard before the transfer: held (review, CUSTOMER_REFUNDED), never sent.
-    const heldForRefund = exp.refundedOutside && payout?.status === 'review' && payout.lastCode === 'CUSTOMER_REFUNDED';
+    // (or by the capture check, when the payment was refunded before it was confirmed: CAPTURE_NOT_CONFIRMED).
+    const heldForRefund = exp.refundedOutside && payout?.status === 'review' && ['CUSTOMER_REFUNDED', 'CAPTURE_NOT_CONFIRMED'].includes(payout.lastCode ?? '');
     if (heldForRefund) v.expectedTransfers = 0;
-    if (exp.refundedOutside) checkOutsideRefund(v, db, orderId, heldForRefund ? 'payout_held' : 'owed_back');
+    if (exp.refundedOutside) checkOutsideRefund(v, db, provider, h, heldForRefund ? ['payout_held', 'reported'] : ['owed_back']);
+    // Never reversed (its payout was too slow to settle for the Dashboard to reverse it): a plain payout.
+    const notReversed = exp.reversedThen !== undefined && h.reversed === undefined;
     if (!payout) v.violations.push('no payout row');
     else if (heldForRefund) v.parked = true;
     else {
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
-      if (payout.status !== exp.payout && !reversalUnseen) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
+      if (payout.status !== (notReversed ? 'settled' : exp.payout) && !reversalUnseen) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
       else if (exp.code && payout.lastCode !== exp.code) v.violations.push(`payout is ${payout.status} with ${payout.lastCode ?? 'no code'}, planned ${exp.code}`);
       if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
       if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);
@@ -176,17 +180,24 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
 
 /** A Dashboard refund is in our rows with what it did: held the payout, or (once paid) a clawback line
  * of minus what the vendor owes back. */
-function checkOutsideRefund(v: OrderVerdict, db: DbLedger, orderId: string, expected: 'payout_held' | 'owed_back'): void {
+function checkOutsideRefund(v: OrderVerdict, db: DbLedger, provider: ProviderLedger, h: OrderHistory, expected: string[]): void {
+  const orderId = h.orderId!;
   const mine = db.outsideRefunds.filter((r) => r.orderId === orderId);
-  if (mine.length !== 1) {
+  if (mine.length === 0) {
+    // Its webhooks given up: our rows never heard of it, so recon must raise it (recon.ts requires it).
+    h.unrecordedRefundIds = provider.refunds.filter((r) => h.paymentIds.includes(r.payment_id) && r.status !== 'failed').map((r) => r.id);
+    if (h.unrecordedRefundIds.length === 0) v.disagreements.push('the Dashboard refund is neither at the provider nor in our rows');
+    return;
+  }
+  if (mine.length > 1) {
     v.disagreements.push(`${mine.length} outside refunds recorded, planned 1 (the Dashboard's)`);
     return;
   }
   const r = mine[0]!;
-  if (r.action !== expected) v.disagreements.push(`the outside refund ${r.id} was recorded as ${r.action}, expected ${expected}`);
+  if (!expected.includes(r.action)) v.disagreements.push(`the outside refund ${r.id} was recorded as ${r.action}, expected ${expected.join(' or ')}`);
   const clawback = db.clawbacks.get(orderId);
-  if (expected === 'owed_back' && (r.clawbackPaise === null || r.clawbackPaise <= 0 || clawback !== -r.clawbackPaise)) v.disagreements.push(`clawback line ${clawback ?? 'missing'} for an outside refund owing back ${r.clawbackPaise ?? 'nothing'}`);
-  if (expected === 'payout_held' && clawback !== undefined) v.disagreements.push(`a clawback line of ${clawback} for a refund that held the payout`);
+  if (expected.includes('owed_back') && (r.clawbackPaise === null || r.clawbackPaise <= 0 || clawback !== -r.clawbackPaise)) v.disagreements.push(`clawback line ${clawback ?? 'missing'} for an outside refund owing back ${r.clawbackPaise ?? 'nothing'}`);
+  if (!expected.includes('owed_back') && clawback !== undefined) v.disagreements.push(`a clawback line of ${clawback} for a refund that held the payout`);
 }
 
 export interface RouteRow { route: OrderKind; orders: number; transfers: number; duplicates: number; lost: number; stuck: number; parked: number; disagreements: number }

@@ -123,7 +123,8 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const quiesceStart = Date.now();
   await faults.clearAll();
   const orderIds = histories.map((h) => h.orderId).filter((id): id is string => id !== null);
-  const plannedParked = histories.filter((h) => h.planned.expect.transfers === 'direct' && h.planned.expect.payout !== 'settled' && h.orderId).map((h) => h.orderId!);
+  // Planned to wait for a person: parked or in review, and a Dashboard refund that may hold its payout.
+  const plannedParked = histories.filter((h) => h.planned.expect.transfers === 'direct' && (h.planned.expect.payout !== 'settled' || h.planned.expect.refundedOutside) && h.orderId).map((h) => h.orderId!);
   const deadline = quiesceStart + (o.quiesceDeadlineMs ?? 180_000 + plan.orders.length * 300);
   let moving: Record<string, number> = {};
   let lastReport = 0;

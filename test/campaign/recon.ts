@@ -62,6 +62,12 @@ export async function closeTheBooks(t: Topology, plan: CampaignPlan, histories: 
     // A Dashboard refund after the payout raises refund-outside-app (the vendor owes it back): planned.
     const refundedOutside = new Set(histories.filter((h) => h.planned.kind === 'dashboard_refund' && h.orderId).map((h) => h.orderId!));
     for (const e of exceptions) if (!e.planted && e.reason === 'refund-outside-app' && e.orderId !== null && refundedOutside.has(e.orderId)) e.planted = true;
+    // A Dashboard refund whose webhooks were all given up is known to recon only.
+    for (const refundId of histories.flatMap((h) => h.unrecordedRefundIds ?? [])) {
+      const claim = exceptions.find((e) => !e.planted && e.reason === 'refund-not-in-app' && e.entityId === refundId);
+      if (claim) claim.planted = true;
+      else missing.push(`refund-not-in-app (Dashboard refund ${refundId}, its webhooks lost)`);
+    }
     // A Dashboard reversal whose webhook was lost is known to recon only: it must raise it.
     for (const h of histories.filter((x) => x.reversed && !x.reversed.seen)) {
       const claim = exceptions.find((e) => !e.planted && e.reason === 'reversal-not-in-app' && e.entityId === h.reversed!.reversalId);
