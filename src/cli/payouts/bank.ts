@@ -13,12 +13,7 @@ export function registerBankCommands(program: Command): void {
     .description('import a bank statement CSV (utr,amount,value_date,narration): all lines or none; the same file twice adds nothing')
     .argument('<file>')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
-      let csv: string;
-      try {
-        csv = await fs.readFile(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
+      const csv = await readCsvArgument(file);
       if (csv.trim() === '') throw new UsageError(`${file} is empty`);
       const ctx = connect(cmd, 'finance');
       const name = path.basename(file);
@@ -26,16 +21,31 @@ export function registerBankCommands(program: Command): void {
       try {
         result = await ctx.api.importBankStatement(name, csv);
       } catch (err) {
-        const problems = err instanceof ApiError && err.code === 'invalid_bank_statement' ? bankProblemsSchema.safeParse(err.details) : null;
-        if (!problems?.success) throw err;
-        const lines = problems.data.problems;
-        if (ctx.json) writeJson({ file: name, imported: false, problems: lines });
-        else writeLines(lines.map((p) => `${name}:${p.line}: ${p.message}`), process.stderr);
-        throw new UsageError(`${name} has ${lines.length} bad line${lines.length === 1 ? '' : 's'}; nothing was imported`);
+        return refusedFile(err, 'invalid_bank_statement', name, ctx.json);
       }
       if (ctx.json) return writeJson({ file: name, ...result });
       writeLines([importLine(name, result)]);
     });
+}
+
+/** A CSV file named on the command line, read whole; one that cannot be read is bad input (exit 2). */
+export async function readCsvArgument(file: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** A file the API refused as malformed (`code`, with `details.problems`): each bad line as
+ * `file:line: message` on stderr (or JSON), then bad input; any other error as it came. */
+export function refusedFile(err: unknown, code: string, name: string, json: boolean): never {
+  const problems = err instanceof ApiError && err.code === code ? bankProblemsSchema.safeParse(err.details) : null;
+  if (!problems?.success) throw err;
+  const lines = problems.data.problems;
+  if (json) writeJson({ file: name, imported: false, problems: lines });
+  else writeLines(lines.map((p) => `${name}:${p.line}: ${p.message}`), process.stderr);
+  throw new UsageError(`${name} has ${lines.length} bad line${lines.length === 1 ? '' : 's'}; nothing was imported`);
 }
 
 export function importLine(name: string, r: BankImport): string {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import { formatRupees } from '../../domain/money';
 import { rupeesToPaise } from '../../recon/bankStatementCsv';
-import { ApiError, bankProblemsSchema, type ApiClient, type SettlementBatch, type SettlementDecision } from './apiClient';
+import { type ApiClient, type SettlementBatch, type SettlementDecision } from './apiClient';
+import { readCsvArgument, refusedFile } from './bank';
 import { connect, Failure, isoDayFlag, UsageError } from './context';
 import { renderTable, writeJson, writeLines, type Style } from './output';
 
@@ -93,12 +94,7 @@ export function registerSettlementCommands(program: Command): void {
     .description("import the bank's response file (reference,status,utr,value_date,amount[,reason]): all rows or none")
     .argument('<file>')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
-      let csv: string;
-      try {
-        csv = await fs.readFile(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
+      const csv = await readCsvArgument(file);
       const ctx = connect(cmd, 'finance');
       const name = path.basename(file);
       try {
@@ -106,11 +102,7 @@ export function registerSettlementCommands(program: Command): void {
         if (ctx.json) return writeJson({ file: name, results });
         writeLines([`${name}: ${results.length} row${results.length === 1 ? '' : 's'} applied`, ...results.map(decisionLine)]);
       } catch (err) {
-        const problems = err instanceof ApiError && err.code === 'invalid_bank_response' ? bankProblemsSchema.safeParse(err.details) : null;
-        if (!problems?.success) throw err;
-        if (ctx.json) writeJson({ file: name, imported: false, problems: problems.data.problems });
-        else writeLines(problems.data.problems.map((p) => `${name}:${p.line}: ${p.message}`), process.stderr);
-        throw new UsageError(`${name} has ${problems.data.problems.length} bad line(s); nothing was imported`);
+        refusedFile(err, 'invalid_bank_response', name, ctx.json);
       }
     });
 
