@@ -5,8 +5,10 @@
  * A refund webhook is a hint (it may be forged, replayed or stale): inside its transaction nothing
  * changes; an after-commit step fetches the refund from Razorpay and records what the fetch says in
  * its own transaction, once per gateway refund id, under the payout's row lock:
- * - the payout has not sent (`pending`, `failed`, `parked`): it moves to `review` with
- *   CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`);
+ * - the payout has not sent (`pending`, `failed`, `parked`, or claimed with its request not yet past
+ *   the send gate: `processing` with no `request_sent_at`): it moves to `review` with
+ *   CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`) and a claim's gate,
+ *   which takes this row lock too, finds the claim gone and sends nothing;
  * - it has sent or settled (`processing`, `accepted`, `settled`), the vendor is owed offline
  *   (`offline`, `rerouted`, an offline-ledger route), or the order paid by a Route split: the vendor's
  *   share of the refund is a negative offline-ledger line (route `refund_clawback`) and a recon
@@ -36,9 +38,11 @@ export type OutsideRefundAction = 'payout_held' | 'owed_back' | 'reported';
 const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted', 'settled', 'offline', 'rerouted']);
 
 /** What an outside refund does, from how the order pays its vendor and where its payout is. */
-export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; corporateDirect: boolean }): OutsideRefundAction {
+export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; requestSent: boolean; corporateDirect: boolean }): OutsideRefundAction {
   if (order.payoutStatus !== null) {
     if (nextStatus(order.payoutStatus, { type: 'customer_refunded' }) !== null) return 'payout_held'; // nothing sent yet
+    // Claimed, but the request has not passed the gate: nothing left, and the hold stops it leaving.
+    if (order.payoutStatus === 'processing' && !order.requestSent) return 'payout_held';
     return PAID_OR_OWED.has(order.payoutStatus) ? 'owed_back' : 'reported';
   }
   // No payout: a Route split (paid at capture) or an offline-ledger route; corporate_direct is the
@@ -100,7 +104,9 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   if (!order) return null;
   // The payout's row lock first: the claim takes it too, so no transfer starts while we decide.
   const payout = order.payout_id ? await lockPayout(tx, order.payout_id, attemptCap) : null;
-  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, corporateDirect: order.corporate_direct });
+  const requestSent = payout?.status === 'processing'
+    && (await tx.query<{ sent: boolean }>('SELECT request_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id])).rows[0]!.sent;
+  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct });
   // The payment's amount as we recorded it; the customer share when no payment row exists.
   const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);
   const clawbackPaise = action === 'owed_back' ? vendorShareOfRefund(Number(order.vendor_net_paise), refund.amount, capturedPaise) : null;
@@ -116,7 +122,9 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   }
 
   if (action === 'payout_held' && payout) {
-    await transition(tx, payout, { type: 'customer_refunded' }, { last_code: CUSTOMER_REFUNDED, next_attempt_at: null });
+    // A claim not yet sent is taken back from its run (processing → review, as any hold of a claim).
+    const event = payout.status === 'processing' ? { type: 'needs_review' as const } : { type: 'customer_refunded' as const };
+    await transition(tx, payout, event, { last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}) });
   }
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
     await tx.query(

@@ -91,6 +91,25 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     expect(await clawbacks(orderId)).toEqual([]);
   });
 
+  test('when the customer is refunded from the dashboard while the payout is claimed but its request has not left (the capture check is slow), then the payout is held in review with CUSTOMER_REFUNDED, nothing is sent and the vendor owes nothing back', async () => {
+    // The capture check's fetch takes 3 s: the payout sits claimed (processing, no request sent).
+    await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
+    const { orderId, paymentId } = await payOnlineOrder();
+    await eventually(async () => (await db.query('SELECT status, request_sent_at FROM payouts WHERE order_id = $1', [orderId])).rows[0],
+      (r) => r?.status === 'processing' && r.request_sent_at === null, 10_000);
+
+    const refundId = await refundFromDashboard(paymentId, ORDER.customerSharePaise);
+
+    await eventually(() => outsideRefund(refundId), (r) => !!r);
+    expect(await outsideRefund(refundId)).toMatchObject({ action: 'payout_held', payout_status: 'processing', clawback_paise: null });
+    const held = await statusIs(orderId, 'review', 'accepted', 'settled');
+    expect(held).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED', provider_transfer_id: null });
+    await new Promise((r) => setTimeout(r, 3_500)); // the slow capture check answers; its gate finds the hold
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED' });
+    expect(await transfersFor(orderId)).toEqual([]);
+    expect(await clawbacks(orderId)).toEqual([]);
+  });
+
   test('when the customer is partly refunded from the dashboard after the payout settled, then the vendor owes back its share (rounded down) in a negative offline-ledger line with one exception, and a duplicate or replayed webhook changes nothing', async () => {
     const { orderId, paymentId } = await payOnlineOrder();
     await statusIs(orderId, 'settled');

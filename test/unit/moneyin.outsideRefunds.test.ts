@@ -1,15 +1,16 @@
 import { outsideRefundAction, vendorShareOfRefund } from '../../src/moneyin/outsideRefunds';
 
 describe('refunds made outside the app (issue 19 item 4)', () => {
-  test('when the payout has not sent, then it is held; when it sent, settled or is owed offline, then the vendor owes back; otherwise it is reported', () => {
-    for (const status of ['pending', 'failed', 'parked'] as const) expect(outsideRefundAction({ payoutStatus: status, corporateDirect: false })).toBe('payout_held');
-    for (const status of ['processing', 'accepted', 'settled', 'offline', 'rerouted'] as const) expect(outsideRefundAction({ payoutStatus: status, corporateDirect: false })).toBe('owed_back');
-    for (const status of ['review', 'cancelled'] as const) expect(outsideRefundAction({ payoutStatus: status, corporateDirect: false })).toBe('reported');
+  test('when the payout has not sent (a claim whose request has not left included), then it is held; when it sent, settled or is owed offline, then the vendor owes back; otherwise it is reported', () => {
+    for (const status of ['pending', 'failed', 'parked'] as const) expect(outsideRefundAction({ payoutStatus: status, requestSent: false, corporateDirect: false })).toBe('payout_held');
+    expect(outsideRefundAction({ payoutStatus: 'processing', requestSent: false, corporateDirect: false })).toBe('payout_held');
+    for (const status of ['processing', 'accepted', 'settled', 'offline', 'rerouted'] as const) expect(outsideRefundAction({ payoutStatus: status, requestSent: true, corporateDirect: false })).toBe('owed_back');
+    for (const status of ['review', 'cancelled'] as const) expect(outsideRefundAction({ payoutStatus: status, requestSent: false, corporateDirect: false })).toBe('reported');
   });
 
   test('when the order has no payout, then a Route split or offline-ledger route owes back and corporate_direct is reported', () => {
-    expect(outsideRefundAction({ payoutStatus: null, corporateDirect: false })).toBe('owed_back');
-    expect(outsideRefundAction({ payoutStatus: null, corporateDirect: true })).toBe('reported');
+    expect(outsideRefundAction({ payoutStatus: null, requestSent: false, corporateDirect: false })).toBe('owed_back');
+    expect(outsideRefundAction({ payoutStatus: null, requestSent: false, corporateDirect: true })).toBe('reported');
   });
 
   test('when part of the payment is refunded, then the vendor owes its net in that proportion, rounded down in its favour, never more than its net', () => {
