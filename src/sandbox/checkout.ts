@@ -62,7 +62,7 @@ function authorize(ctx: SandboxContext, payment: PaymentEntity): void {
 }
 
 /** authorized → captured: the fee is charged, the order is paid and its transfers run. */
-export function capture(ctx: SandboxContext, payment: PaymentEntity): void {
+export function capture(ctx: SandboxContext, payment: PaymentEntity, opts: { failTransfers?: boolean } = {}): void {
   const { fee, tax } = paymentFee(payment.amount);
   payment.status = 'captured';
   payment.captured = true;
@@ -79,15 +79,15 @@ export function capture(ctx: SandboxContext, payment: PaymentEntity): void {
     order.status = 'paid';
     ctx.state.orders.markChanged(order.id);
     ctx.webhooks.emit('order.paid', { payment, order });
-    runOrderTransfers(ctx, order, payment);
+    runOrderTransfers(ctx, order, payment, opts);
   }
 }
 
 /** Checkout: authorise and (unless told otherwise) capture the whole order amount. */
-export function payOrder(ctx: SandboxContext, orderId: string, opts: { method?: string; capture?: boolean } = {}): PaymentEntity {
+export function payOrder(ctx: SandboxContext, orderId: string, opts: { method?: string; capture?: boolean; failTransfers?: boolean } = {}): PaymentEntity {
   const payment = startPayment(ctx, fetchOrder(ctx, orderId), opts.method ?? 'card');
   authorize(ctx, payment);
-  if (opts.capture !== false) capture(ctx, payment);
+  if (opts.capture !== false) capture(ctx, payment, { failTransfers: opts.failTransfers });
   return payment;
 }
 

@@ -41,8 +41,10 @@ export interface SandboxControl {
   setPlatformBalance(paise: number): Promise<void>;
   platformBalance(): Promise<number>;
 
-  /** Checkout simulation: authorise and capture a payment for the whole order amount. */
-  payOrder(orderId: string, opts?: { method?: string }): Promise<RzpPayment>;
+  /** Checkout simulation: authorise and capture a payment for the whole order amount.
+   * `failTransfers`: the order's Route transfers fail at once (as when the platform balance is short;
+   * Razorpay retries them later: `retryFailedTransfers`). */
+  payOrder(orderId: string, opts?: { method?: string; failTransfers?: boolean }): Promise<RzpPayment>;
   /** A payment on the order that fails (payment.failed). */
   failPayment(orderId: string): Promise<RzpPayment>;
   /** Late authorisation: a failed payment becomes authorized and captured. */

@@ -97,14 +97,15 @@ export function orderTransfers(ctx: SandboxContext, order: { id: string; amount:
 }
 
 /** Called when the order's payment is captured: its transfers start (created → processed). */
-export function runOrderTransfers(ctx: SandboxContext, order: OrderEntity, payment: PaymentEntity): void {
+export function runOrderTransfers(ctx: SandboxContext, order: OrderEntity, payment: PaymentEntity, opts: { failTransfers?: boolean } = {}): void {
   for (const transfer of order.transfers ?? []) {
     if (ctx.state.transfers.has(transfer.id)) continue;
     ctx.state.transfers.set(transfer.id, transfer);
     ctx.state.orderTransferPayments.set(transfer.id, payment.id);
     payment.amount_transferred += transfer.amount;
     ctx.state.payments.markChanged(payment.id);
-    processLater(ctx, transfer);
+    if (opts.failTransfers) settleTransfer(ctx, transfer, 'failed');
+    else processLater(ctx, transfer);
   }
 }
 

@@ -2,7 +2,7 @@
  * about every planned order, against what the plan asked for — never what the workflows report
  * about themselves. Pure: `checkOrders` takes both ledgers as read and returns verdicts. */
 import type { RzpRefund, RzpTransfer } from '../../src/gateway/types';
-import { ORDER_KINDS, type OrderKind } from './plan';
+import { ORDER_KINDS, type OrderKind, type WorldVendor } from './plan';
 import type { OrderHistory, World } from './workload';
 
 export interface DbLedger {
@@ -20,6 +20,8 @@ export interface DbLedger {
   clawbacks: Map<string, number>;
   /** Settlement lines recorded paid for the campaign's vendors, with what their members add up to. */
   paidSettlementLines: Array<{ reference: string; vendorId: string; amountPaise: number; utr: string; membersPaise: number }>;
+  /** What a split order's reversals left owed offline (transfer_reversal lines), by order. */
+  reversalLines: Map<string, Array<{ reversalId: string; reversedPaise: number; owedPaise: number; open: boolean; paidBy: string | null }>>;
 }
 
 export interface ProviderLedger {
@@ -55,7 +57,7 @@ const notesOrder = (t: RzpTransfer): string | null => (t.notes && !Array.isArray
 export function checkOrders(histories: OrderHistory[], world: World, db: DbLedger, provider: ProviderLedger): CheckResult {
   const attributed = new Set<string>();
   const verdicts = histories.map((h) => checkOne(h, world, db, provider, attributed));
-  const campaignAccounts = new Set(Object.values(world.accounts).filter((a): a is string => a !== null));
+  const campaignAccounts = new Set([...Object.values(world.accounts), ...histories.map((h) => h.ownVendor?.account ?? null)].filter((a): a is string => a !== null));
   const unattributed = provider.transfers.filter((t) => !attributed.has(t.id) && campaignAccounts.has(t.recipient) && t.status !== 'failed');
   const violations = [
     ...verdicts.flatMap((v) => v.violations.map((x) => `${v.history.orderId ?? v.history.planned.clientReference} (${v.history.planned.kind}): ${x}`)),
@@ -85,7 +87,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   const payout = db.payouts.get(orderId);
   const split = db.splits.get(orderId);
   const ledger = db.ledger.get(orderId);
-  const account = world.accounts[o.vendor];
+  const account = h.ownVendor?.account ?? (o.vendor === 'own' ? null : world.accounts[o.vendor as WorldVendor]);
   const exp = o.expect;
 
   if (exp.transfers === 'none' && 'unpaid' in exp) {
@@ -110,13 +112,16 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     if (exp.reversedThen !== undefined && h.reversed === undefined) v.expectedTransfers = 1;
     // Refunded from the Dashboard before the transfer: held (review, CUSTOMER_REFUNDED), never sent.
     // (or by the capture check, when the payment was refunded before it was confirmed: CAPTURE_NOT_CONFIRMED).
-    const heldForRefund = exp.refundedOutside && payout?.status === 'review' && ['CUSTOMER_REFUNDED', 'CAPTURE_NOT_CONFIRMED'].includes(payout.lastCode ?? '');
+    const heldForRefund = exp.refundedOutside !== undefined && payout?.status === 'review' && ['CUSTOMER_REFUNDED', 'CAPTURE_NOT_CONFIRMED'].includes(payout.lastCode ?? '');
     if (heldForRefund) v.expectedTransfers = 0;
-    if (exp.refundedOutside) checkOutsideRefund(v, db, provider, h, heldForRefund ? ['payout_held', 'reported'] : ['owed_back']);
+    // Refunded while parked, its webhooks all given up: nothing held it, so it is still parked, and
+    // only recon knows of the refund (refund-not-in-app, required in recon.ts).
+    const refundUnheard = exp.refundedOutside === 'while_parked' && !db.outsideRefunds.some((r) => r.orderId === orderId) && payout?.status === 'parked';
+    if (exp.refundedOutside) checkOutsideRefund(v, db, provider, h, heldForRefund || refundUnheard ? ['payout_held', 'reported'] : ['owed_back']);
     // Never reversed (its payout was too slow to settle for the Dashboard to reverse it): a plain payout.
     const notReversed = exp.reversedThen !== undefined && h.reversed === undefined;
     if (!payout) v.violations.push('no payout row');
-    else if (heldForRefund) v.parked = true;
+    else if (heldForRefund || refundUnheard) v.parked = true;
     else {
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
@@ -125,6 +130,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
       if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
       if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);
       if (payout.amountPaise !== order.vendorNetPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${order.vendorNetPaise}`);
+      if (exp.paidExternally && payout.status === 'settled' && payout.providerTransferId !== h.ownVendor?.markedWith) v.violations.push(`marked paid externally with ${h.ownVendor?.markedWith ?? 'nothing'}, yet the payout holds ${payout.providerTransferId}`);
       if (reversalUnseen) {
         if (payout.status !== 'settled' || payout.providerTransferId !== h.reversed!.transferId) v.violations.push(`a reversal our rows never heard of, yet the payout is ${payout.status} with ${payout.providerTransferId}`);
       } else if (payout.status === 'settled' && (live.length !== 1 || payout.providerTransferId !== live[0]!.id)) v.disagreements.push(`payout settled by ${payout.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
@@ -132,17 +138,24 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== order.vendorNetPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${order.vendorNetPaise}`);
     if (payout?.status === 'settled' && db.openLedger.has(orderId)) v.disagreements.push('settled by transfer, yet listed as owed offline');
   } else if (exp.transfers === 'split') {
-    v.expectedTransfers = 1;
+    // Reversed from the Dashboard: no live transfer; our split row says reversed once it heard, else
+    // it still says processed and only recon can tell (reversal-not-in-app, required in recon.ts).
+    if (h.reversed) h.reversed.seen = split?.status === 'reversed';
+    v.expectedTransfers = h.reversed ? 0 : 1;
     if (payout) v.violations.push(`a split order has a direct-transfer payout (${payout.status})`);
     if (!split) v.violations.push('no split row');
     else {
       if (split.status === 'expected') v.stuck = true;
-      if (split.status !== 'processed') v.violations.push(`split is ${split.status}, planned processed`);
+      if (h.reversed) {
+        if (split.providerTransferId !== h.reversed.transferId) v.disagreements.push(`split row says ${split.providerTransferId}, the Dashboard reversed ${h.reversed.transferId}`);
+        if (split.status !== 'reversed' && split.status !== 'processed') v.violations.push(`split is ${split.status} after its reversal`);
+        if (h.reversed.seen) checkReversalOwed(v, db, orderId, h.reversed.reversalId, split.amountPaise);
+      } else if (split.status !== 'processed') v.violations.push(`split is ${split.status}, planned processed`);
       if (split.linkedAccountId !== account || split.amountPaise !== order.vendorNetPaise) v.disagreements.push(`split row of ${split.amountPaise} to ${split.linkedAccountId}, expected ${order.vendorNetPaise} to ${account}`);
-      if (split.status === 'processed' && (live.length !== 1 || split.providerTransferId !== live[0]!.id)) v.disagreements.push(`split row says ${split.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
+      if (split.status === 'processed' && !h.reversed && (live.length !== 1 || split.providerTransferId !== live[0]!.id)) v.disagreements.push(`split row says ${split.providerTransferId}, provider's live transfers: ${live.map((t) => t.id).join(', ') || 'none'}`);
     }
     if (ledger?.route !== 'split') v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected split`);
-    if (split?.status === 'processed' && db.openLedger.has(orderId)) v.disagreements.push('paid by its split, yet listed as owed offline');
+    if ((split?.status === 'processed' || split?.status === 'reversed') && db.openLedger.has(orderId)) v.disagreements.push('paid by its split, yet its order line is listed as owed offline');
   } else if ('ledger' in exp) {
     if (payout) v.violations.push(`an offline order has a payout (${payout.status})`);
     const amount = exp.ledger === 'cash' ? order.subsidyPaise - order.commissionPaise : order.vendorNetPaise;
@@ -176,6 +189,15 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   }
   for (const d of v.disagreements) v.violations.push(d);
   return v;
+}
+
+/** A split reversed from the Dashboard, once our rows heard of it: exactly one transfer_reversal line
+ * owes the vendor what was taken back (here the whole split). Whether finance paid it is the rail
+ * checker's to judge. */
+function checkReversalOwed(v: OrderVerdict, db: DbLedger, orderId: string, reversalId: string, splitPaise: number): void {
+  const lines = (db.reversalLines.get(orderId) ?? []).filter((l) => l.reversalId === reversalId);
+  if (lines.length !== 1) v.disagreements.push(`${lines.length} offline lines owe the vendor the reversal ${reversalId}, planned 1`);
+  else if (lines[0]!.owedPaise !== lines[0]!.reversedPaise || lines[0]!.reversedPaise !== splitPaise) v.disagreements.push(`the reversal ${reversalId} of ${lines[0]!.reversedPaise} paise (split ${splitPaise}) is owed as ${lines[0]!.owedPaise}`);
 }
 
 /** A Dashboard refund is in our rows with what it did: held the payout, or (once paid) a clawback line

@@ -97,6 +97,18 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         return forAWhile(at, 'kill switch paused', f.forMs,
           async () => { await callRetrying(t, 'ops', 'POST', '/ops/transfers/pause', { reason: 'fault campaign: paused' }); },
           async () => { await callRetrying(t, 'ops', 'POST', '/ops/transfers/resume', { reason: 'fault campaign: resumed' }); });
+      case 'kill_switch_flutter': {
+        // Pause, resume, pause… a few hundred ms apart while claims are being made: a payout that
+        // found the switch paused must hear the resume that follows (runs count resumes).
+        log(`fault ${at}: kill switch flutters (${f.gapsMs.length} flips)`);
+        for (const [i, gap] of f.gapsMs.entries()) {
+          const pause = i % 2 === 0;
+          await callRetrying(t, 'ops', 'POST', pause ? '/ops/transfers/pause' : '/ops/transfers/resume', { reason: `fault campaign: flutter ${i + 1}` });
+          count(pause ? 'kill switch flutter pause' : 'kill switch flutter resume');
+          await sleep(gap);
+        }
+        return;
+      }
       case 'balance_zero':
         return forAWhile(at, 'platform balance zero', f.forMs, () => t.sandbox.setPlatformBalance(0), () => t.sandbox.setPlatformBalance(PLATFORM_BALANCE_PAISE));
       case 'suspend_account': {

@@ -8,7 +8,7 @@ const n = (v: string | number) => Number(v);
 
 export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedger> {
   const q = async <R extends Record<string, unknown>>(sql: string) => (await db.query<R>(sql, [orderIds])).rows;
-  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines, outside, clawbacks] = await Promise.all([
+  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines, outside, clawbacks, reversalLines] = await Promise.all([
     q<{ id: string; status: string; vendor_id: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
       'SELECT id, status, vendor_id, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
     q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string; last_code: string | null }>(
@@ -32,7 +32,16 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
       'SELECT id, order_id, action, clawback_paise, status FROM outside_refunds WHERE order_id = ANY($1)'),
     q<{ order_id: string; amount_paise: string }>(
       `SELECT clawback_order_id AS order_id, sum(amount_paise) AS amount_paise FROM offline_ledger WHERE clawback_order_id = ANY($1) GROUP BY 1`),
+    q<{ order_id: string; reversal_id: string; reversed_paise: string; owed_paise: string; open: boolean; paid_by: string | null }>(
+      `SELECT r.split_order_id AS order_id, r.id AS reversal_id, r.amount_paise AS reversed_paise, l.amount_paise AS owed_paise,
+              EXISTS (SELECT 1 FROM offline_ledger_open x WHERE x.id = l.id) AS open,
+              (SELECT sl.reference FROM settlement_line_members m JOIN settlement_lines sl ON sl.id = m.line_id WHERE m.ledger_id = l.id AND m.active AND sl.status = 'paid') AS paid_by
+         FROM transfer_reversals r JOIN offline_ledger l ON l.transfer_reversal_id = r.id WHERE r.split_order_id = ANY($1)`),
   ]);
+  const reversalsByOrder = new Map<string, DbLedger['reversalLines'] extends Map<string, infer V> ? V : never>();
+  for (const r of reversalLines) {
+    reversalsByOrder.set(r.order_id, [...(reversalsByOrder.get(r.order_id) ?? []), { reversalId: r.reversal_id, reversedPaise: n(r.reversed_paise), owedPaise: n(r.owed_paise), open: r.open, paidBy: r.paid_by }]);
+  }
   return {
     orders: new Map(orders.map((r) => [r.id, { status: r.status, vendorId: r.vendor_id, vendorNetPaise: n(r.vendor_net_paise), subsidyPaise: n(r.subsidy_paise), commissionPaise: n(r.commission_paise), totalPaise: n(r.total_paise) }])),
     payouts: new Map(payouts.map((r) => [r.order_id, { status: r.status, amountPaise: n(r.amount_paise), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id, lastCode: r.last_code }])),
@@ -45,6 +54,7 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
     outsideRefunds: outside.map((r) => ({ id: r.id, orderId: r.order_id, action: r.action, clawbackPaise: r.clawback_paise === null ? null : n(r.clawback_paise), status: r.status })),
     clawbacks: new Map(clawbacks.map((r) => [r.order_id, n(r.amount_paise)])),
     paidSettlementLines: paidLines.map((r) => ({ reference: r.reference, vendorId: r.vendor_id, amountPaise: n(r.amount_paise), utr: r.utr, membersPaise: n(r.members_paise) })),
+    reversalLines: reversalsByOrder,
   };
 }
 

@@ -7,7 +7,7 @@ import { istDateOf } from '../../src/domain/calendar';
 import { plainRupees } from '../../src/domain/money';
 import type { Topology } from '../../src/devstack/topology';
 import { callRetrying, sleep } from './calls';
-import type { VendorKey } from './plan';
+import type { WorldVendor } from './plan';
 import type { World } from './workload';
 
 export interface PaidLine { reference: string; vendorId: string; amountPaise: number; utr: string; paidOn: string }
@@ -24,7 +24,7 @@ export interface OfflineSettlement {
 
 /** Every campaign vendor gets bank details (made up), so any offline line can be settled. */
 export async function giveBankDetails(t: Topology, world: World): Promise<void> {
-  for (const [n, [key, vendorId]] of (Object.entries(world.vendors) as Array<[VendorKey, string]>).entries()) {
+  for (const [n, [key, vendorId]] of (Object.entries(world.vendors) as Array<[WorldVendor, string]>).entries()) {
     await callRetrying(t, 'admin', 'PUT', `/v1/admin/vendors/${vendorId}/bank-details`, {
       accountNumber: String(918_000_000_000 + n), ifsc: 'UTIB0000123', beneficiaryName: `Campaign ${key.replace('_', ' ')}`,
     });

@@ -28,16 +28,23 @@ export const ORDER_KINDS = [
   'reversed_transfer', // the vendor's transfer is reversed from the Dashboard after it settled: parked for ops, who retry it or pay it offline
   'dashboard_refund', // the customer is refunded from the Razorpay Dashboard after the payout: the vendor owes it back (a negative offline line and an exception)
   'forged_capture', // a payment.captured signed with our secret for a payment Razorpay never saw: held in review, never paid
+  'reversed_split', // a processed Route split reversed from the Dashboard: the vendor is owed offline what was taken back
+  'split_refund_failed_transfer', // a cancelled split order paid anyway while Razorpay's split has failed: the refund waits for the retry, then takes the share back
+  'dashboard_refund_held', // refunded from the Dashboard while the payout is parked (the vendor's account suspended): held in review, never sent
+  'paid_externally', // parked (its own vendor's account suspended), the transfer a lost request made found on the Dashboard: ops mark it paid with that transfer
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
-export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut';
+/** `own`: a vendor of the order's own, made by the workload (paid_externally). */
+export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut' | 'own';
+/** The vendors the world is built with (every one but `own`). */
+export type WorldVendor = Exclude<VendorKey, 'own'>;
 export type EmployerKey = 'main' | 'corporate' | 'offline';
 
 /** What the provider's ledger must show for the order once the system is quiet. */
 export type Expectation =
-  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review' | 'offline'; code?: string; refundedOutside?: true; reversedThen?: 'retry' | 'pay_offline' }
-  | { transfers: 'split' }
+  | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review' | 'offline'; code?: string; refundedOutside?: 'after_payout' | 'while_parked'; reversedThen?: 'retry' | 'pay_offline'; paidExternally?: true }
+  | { transfers: 'split'; reversedFromOutside?: true }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
 
@@ -70,6 +77,8 @@ export type PlannedFault =
   | { kind: 'restart_temporal'; atMs: number }
   | { kind: 'restart_postgres'; atMs: number }
   | { kind: 'kill_switch'; atMs: number; forMs: number }
+  /** Pause and resume in quick succession while payouts are being claimed (waits must hear every resume). */
+  | { kind: 'kill_switch_flutter'; atMs: number; gapsMs: number[] }
   | { kind: 'balance_zero'; atMs: number; forMs: number }
   | { kind: 'suspend_account'; atMs: number; forMs: number; vendor: 'flaky' };
 
@@ -109,7 +118,7 @@ export interface PlanOptions {
  * several times in a 100-order run. */
 const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
-  split: 8, split_duplicate_capture: 3, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
+  split: 8, split_duplicate_capture: 3, reversed_split: 3, split_refund_failed_transfer: 3, dashboard_refund_held: 2, paid_externally: 2, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
   cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, reversed_transfer: 4, dashboard_refund: 3, forged_capture: 2,
 };
 
@@ -178,6 +187,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   faults.push({ kind: 'restart_postgres', atMs: at(0.7, 0.8) });
   const pause = { kind: 'kill_switch' as const, atMs: at(0.25, 0.4), forMs: int(3_000, 5_000) };
   faults.push(pause);
+  faults.push({ kind: 'kill_switch_flutter', atMs: at(0.6, 0.75), gapsMs: Array.from({ length: 2 * int(2, 3) }, () => int(50, 600)) });
   faults.push({ kind: 'balance_zero', atMs: at(0.55, 0.7), forMs: int(3_000, 5_000) });
   faults.push({ kind: 'suspend_account', atMs: at(0.2, 0.4), forMs: int(6_000, 10_000), vendor: 'flaky' });
   faults.sort((a, b) => a.atMs - b.atMs);
@@ -230,7 +240,11 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'reversed_transfer': return index % 2 === 0
       ? { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'settled', reversedThen: 'retry' } }
       : { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'offline', reversedThen: 'pay_offline' } };
-    case 'dashboard_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'settled', refundedOutside: true } };
+    case 'dashboard_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'settled', refundedOutside: 'after_payout' } };
+    case 'dashboard_refund_held': return { ...base, vendor: 'shut', ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'review', code: 'CUSTOMER_REFUNDED', refundedOutside: 'while_parked' } };
+    case 'paid_externally': return { ...base, vendor: 'own', totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'settled', paidExternally: true } };
+    case 'reversed_split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split', reversedFromOutside: true } }; }
+    case 'split_refund_failed_transfer': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } }; }
     case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
   }
 }

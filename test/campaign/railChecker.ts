@@ -49,6 +49,21 @@ export function checkRails(verdicts: readonly OrderVerdict[], db: DbLedger, sett
     }
   }
 
+  // What a split's reversal took back is owed offline on a line of its own: paid by one settlement
+  // line after finance's last round, or still open because its vendor was carried forward.
+  for (const v of verdicts) {
+    const orderId = v.history.orderId;
+    for (const line of (orderId ? db.reversalLines.get(orderId) : undefined) ?? []) {
+      const name = `${orderId} (${v.history.planned.kind}): the reversal ${line.reversalId}`;
+      if (line.paidBy) {
+        paidOfflineOrders += 1;
+        paidOfflinePaise += line.owedPaise;
+      } else if (!(line.open && carried.has(db.orders.get(orderId!)?.vendorId ?? ''))) {
+        violations.push(`${name} is owed offline (${line.owedPaise} paise) after finance's last round, ${line.open ? 'and its vendor was not carried forward' : 'but is neither paid nor open'}`);
+      }
+    }
+  }
+
   // Each paid line: recorded by finance with its UTR, and worth exactly its members.
   const recorded = new Map(settlement.paid.map((p) => [p.reference, p]));
   for (const line of db.paidSettlementLines) {

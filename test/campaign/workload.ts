@@ -5,9 +5,10 @@
  * order's history for the checker; nothing here decides whether the system was right. */
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import { SANDBOX_SECRETS, seedPair, topUpEmployer, type Topology } from '../../src/devstack/topology';
+import type { RzpTransfer } from '../../src/gateway/types';
 import type { OrderView } from '../../src/moneyin/orderView';
 import { callRetrying, sleep } from './calls';
-import type { CampaignPlan, EmployerKey, PlannedOrder, VendorKey } from './plan';
+import type { CampaignPlan, EmployerKey, PlannedOrder, WorldVendor } from './plan';
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
   const deadline = Date.now() + ms;
@@ -37,12 +38,38 @@ async function refundFromDashboard(t: Topology, paymentId: string, amountPaise: 
   }
 }
 
+/** A sandbox control route the typed client does not carry (as the sandbox's own tests call it). */
+async function sandboxControl<T>(t: Topology, method: string, route: string, body: unknown): Promise<T> {
+  const res = await fetch(`${t.sandboxUrl}/_sandbox${route}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`sandbox ${method} ${route} → ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** What a lost request of ours would have left at Razorpay: a direct transfer from the platform
+ * balance carrying the payout's note, made with the platform's key (looked for before asking again,
+ * since the campaign's API faults hit this endpoint too). */
+async function transferAsALostRequestWould(t: Topology, p: { account: string; amountPaise: number; payoutId: string; orderId: string }): Promise<RzpTransfer> {
+  const auth = Buffer.from(`${SANDBOX_SECRETS.RAZORPAY_KEY_ID}:${SANDBOX_SECRETS.RAZORPAY_KEY_SECRET}`).toString('base64');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const made = (await t.sandbox.transfers({ recipient: p.account })).find((x) => x.notes && !Array.isArray(x.notes) && x.notes.transaction_id === p.payoutId);
+    if (made) return made;
+    const res = await fetch(`${t.sandboxUrl}/v1/transfers`, {
+      method: 'POST', headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ account: p.account, amount: p.amountPaise, currency: 'INR', notes: { transaction_id: p.payoutId, order_id: p.orderId } }),
+    }).catch(() => null);
+    if (res?.ok) return (await res.json()) as RzpTransfer;
+    if (Date.now() > deadline) throw new Error(`the transfer for payout ${p.payoutId} was refused: ${res ? `${res.status} ${await res.text()}` : 'no answer'}`);
+    await sleep(1_000);
+  }
+}
+
 export interface World {
   tag: string;
   employers: Record<EmployerKey, string>;
-  vendors: Record<VendorKey, string>;
+  vendors: Record<WorldVendor, string>;
   /** The vendor's linked account in the sandbox (null: the vendor has none). */
-  accounts: Record<VendorKey, string | null>;
+  accounts: Record<WorldVendor, string | null>;
 }
 
 export interface OrderHistory {
@@ -63,9 +90,11 @@ export interface OrderHistory {
   reversed?: { transferId: string; reversalId: string; seen: boolean };
   /** dashboard_refund: refunds at the provider our rows never recorded (set by the checker; recon must raise each). */
   unrecordedRefundIds?: string[];
+  /** paid_externally: the order's own vendor and linked account, and the transfer ops marked it paid with. */
+  ownVendor?: { vendorId: string; account: string; markedWith?: string };
 }
 
-const PAIRS: Array<{ employer: EmployerKey; vendor: VendorKey; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
+const PAIRS: Array<{ employer: EmployerKey; vendor: WorldVendor; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
   ...(['direct_a', 'direct_b', 'direct_c', 'split', 'nolink', 'flaky', 'shut'] as const).map((vendor) => ({ employer: 'main' as const, vendor, mode: 'platform_transfer' as const })),
   { employer: 'corporate', vendor: 'direct_a', mode: 'corporate_direct' },
   { employer: 'offline', vendor: 'direct_b', mode: 'manual_offline' },
@@ -76,12 +105,12 @@ export const COMMISSION_BPS = 1_900;
  * wallet the plan draws on topped up through the checkout (with a margin). */
 export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: string) => void): Promise<World> {
   const tag = `s${plan.seed}`;
-  const accounts = {} as Record<VendorKey, string | null>;
+  const accounts = {} as Record<WorldVendor, string | null>;
   for (const key of ['direct_a', 'direct_b', 'direct_c', 'split', 'flaky', 'shut'] as const) {
     accounts[key] = await t.sandbox.createLinkedAccount({ name: `Campaign ${key}`, status: key === 'shut' ? 'suspended' : 'activated' });
   }
   accounts.nolink = null;
-  const vendors = Object.fromEntries(Object.keys(accounts).map((k) => [k, `ven_${k}_${tag}`])) as Record<VendorKey, string>;
+  const vendors = Object.fromEntries(Object.keys(accounts).map((k) => [k, `ven_${k}_${tag}`])) as Record<WorldVendor, string>;
   const employers = { main: `emp_main_${tag}`, corporate: `emp_corp_${tag}`, offline: `emp_offline_${tag}` };
   for (const pair of PAIRS) {
     await seedPair(t, { employerId: employers[pair.employer], vendorId: vendors[pair.vendor], linkedAccountId: accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: pair.mode });
@@ -130,8 +159,15 @@ export async function runWorkload(t: Topology, plan: CampaignPlan, world: World,
 async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Promise<void> {
   const o = h.planned;
   const retried = { onRetry: () => { h.retries += 1; } };
+  if (o.vendor === 'own') {
+    // A vendor of its own, its account suspended: its payout parks and stays parked for ops.
+    const account = await t.sandbox.createLinkedAccount({ name: `Campaign own ${o.index}`, status: 'suspended' });
+    h.ownVendor = { vendorId: `ven_own${o.index}_${world.tag}`, account };
+    await callRetrying(t, 'admin', 'POST', '/v1/admin/vendors', { id: h.ownVendor.vendorId, name: h.ownVendor.vendorId, linkedAccountId: account }, { ...retried, accept: [409] });
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/employers/${world.employers[o.employer]}/vendors/${h.ownVendor.vendorId}`, { settlementMode: 'platform_transfer', commissionBps: COMMISSION_BPS }, retried);
+  }
   const placed = await callRetrying(t, 'ordering', 'POST', '/v1/orders', {
-    clientReference: o.clientReference, employerId: world.employers[o.employer], vendorId: world.vendors[o.vendor], employeeId: o.employeeId,
+    clientReference: o.clientReference, employerId: world.employers[o.employer], vendorId: o.vendor === 'own' ? h.ownVendor!.vendorId : world.vendors[o.vendor], employeeId: o.employeeId,
     totalPaise: o.totalPaise, subsidyPaise: o.subsidyPaise, customerSharePaise: o.totalPaise - o.subsidyPaise, paymentMethod: o.paymentMethod,
   }, retried);
   const order = placed.body.order as OrderView;
@@ -145,6 +181,10 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
     return payment;
   };
   const cancel = () => callRetrying(t, 'ordering', 'POST', `/v1/orders/${order.orderId}/cancel`, undefined, retried);
+  const payoutNow = async () => (await callRetrying(t, 'ops', 'GET', `/ops/payouts/${order.orderId}`, undefined, { accept: [404] })).body?.payout as
+    { id: string; status: string; providerTransferId: string | null; lastCode: string | null; amountPaise: number } | undefined;
+  /** The order's Route split at the provider, once Razorpay has run it. */
+  const splitAtProvider = async () => (await t.sandbox.transfers({ recipient: world.accounts.split! })).find((x) => x.source === gw);
   switch (o.kind) {
     case 'direct_full': case 'wallet': case 'below_minimum': case 'corporate_direct':
       return; // paid at once: nothing to collect online
@@ -176,7 +216,7 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
     }
     case 'reversed_transfer': {
       await pay();
-      const payout = async () => (await callRetrying(t, 'ops', 'GET', `/ops/payouts/${order.orderId}`, undefined, { accept: [404] })).body?.payout as { status: string; providerTransferId: string | null; lastCode: string | null } | undefined;
+      const payout = payoutNow;
       // Under load a payout can take minutes to settle; one that has not by then is left as it is
       // (the checker then expects a plain settled payout).
       const settled = await waitFor(() => payout(), (p) => p?.status === 'settled' && p.providerTransferId !== null, 240_000);
@@ -201,6 +241,45 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
         await sleep(500);
       }
       await refundFromDashboard(t, payment.id, o.totalPaise - o.subsidyPaise);
+      return;
+    }
+    case 'reversed_split': {
+      await pay();
+      // Once Razorpay has processed the split, someone reverses it from the Dashboard; whether our rows
+      // heard of it is judged by the checker (the split row reversed, else recon must raise it).
+      const split = await waitFor(splitAtProvider, (x) => x?.status === 'processed' || x?.status === 'failed', 120_000);
+      if (split?.status !== 'processed') return; // never processed in time: judged as a plain split
+      const reversal = await t.sandbox.reverseTransferFromDashboard(split.id, { notes: { by: 'dashboard', campaign: o.clientReference } });
+      h.reversed = { transferId: split.id, reversalId: reversal.id, seen: false };
+      return;
+    }
+    case 'split_refund_failed_transfer': {
+      await cancel();
+      // The stale checkout page pays; Razorpay's split fails at once (the platform balance short) and
+      // is retried a while later, as Razorpay does: the refund must wait for it, then take it back.
+      const payment = await t.sandbox.payOrder(gw!, { failTransfers: true });
+      h.paymentIds.push(payment.id);
+      await sleep(o.lateAfterMs + 2_000);
+      const failed = await splitAtProvider();
+      if (failed?.status === 'failed') await sandboxControl(t, 'POST', '/transfers/retry-failed', { only: [failed.id] });
+      return;
+    }
+    case 'dashboard_refund_held': {
+      const payment = await pay();
+      // Refunded from the Dashboard once the payout has parked (its vendor's account is suspended).
+      await waitFor(payoutNow, (p) => p?.status === 'parked', 120_000);
+      await refundFromDashboard(t, payment.id, o.totalPaise - o.subsidyPaise);
+      return;
+    }
+    case 'paid_externally': {
+      await pay();
+      const parked = await waitFor(payoutNow, (p) => p?.status === 'parked', 120_000);
+      if (!parked) throw new Error('its payout never parked, so there was nothing for ops to mark paid');
+      // The account is active again and ops find on the Dashboard the transfer a lost request made.
+      await t.sandbox.setLinkedAccountStatus(h.ownVendor!.account, 'activated');
+      const transfer = await transferAsALostRequestWould(t, { account: h.ownVendor!.account, amountPaise: parked.amountPaise, payoutId: parked.id, orderId: order.orderId });
+      await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/mark-paid-externally`, { reason: 'fault campaign: found on the Razorpay Dashboard', transferId: transfer.id }, retried);
+      h.ownVendor!.markedWith = transfer.id;
       return;
     }
     case 'forged_capture': {

@@ -22,7 +22,7 @@ describe('the fault campaign plan', () => {
     expect(new Set(plan.orders.map((o) => o.kind))).toEqual(new Set(ORDER_KINDS));
     expect(new Set(plan.faults.map((f) => f.kind))).toEqual(new Set([
       'api_faults', 'webhook_fault', 'webhook_delivery_off', 'webhook_target_down', 'kill_worker', 'terminate_runs',
-      'restart_temporal', 'restart_postgres', 'kill_switch', 'balance_zero', 'suspend_account',
+      'restart_temporal', 'restart_postgres', 'kill_switch', 'kill_switch_flutter', 'balance_zero', 'suspend_account',
     ]));
     const api = plan.faults.find((f) => f.kind === 'api_faults')!;
     if (api.kind !== 'api_faults') throw new Error('unreachable');
@@ -62,7 +62,7 @@ describe('the campaign checker', () => {
     orders: new Map([['ord_1', { status: 'paid', vendorId: 'v_a', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
     payouts: new Map([['ord_1', { status: payoutStatus, amountPaise: 8_100, providerTransferId: transferId, linkedAccountId: 'acc_a', lastCode: null }]]),
     splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
-    settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(),
+    settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(), reversalLines: new Map(),
   });
   const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
 

@@ -51,7 +51,7 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl & Sa
   app.put('/_sandbox/balance', (req, reply) => answer(reply, () => control.setPlatformBalance(body(z.object({ paise: z.number().int() }), req.body).paise)));
 
   app.post('/_sandbox/orders/:id/pay', (req, reply) =>
-    answer(reply, () => control.payOrder((req.params as Id).id, body(z.object({ method: z.string().optional(), capture: z.boolean().optional() }), req.body))));
+    answer(reply, () => control.payOrder((req.params as Id).id, body(z.object({ method: z.string().optional(), capture: z.boolean().optional(), failTransfers: z.boolean().optional() }), req.body))));
   app.post('/_sandbox/orders/:id/fail', (req, reply) => answer(reply, () => control.failPayment((req.params as Id).id)));
   app.post('/_sandbox/payments/:id/late-authorize', (req, reply) => answer(reply, () => control.lateAuthorize((req.params as Id).id)));
   app.post('/_sandbox/orphan-payments', (req, reply) =>
