@@ -6,6 +6,7 @@ import {
   endedOrdersAwaitingLateCapture, expireUnpaidOrder, gatewayOrdersAwaitingPayment, reconcileGatewayOrderPayments, unpaidOrdersPastExpiry,
   type AwaitingPayment,
 } from '../moneyin/missedPayments';
+import { recordNeverPayableReversals } from '../moneyin/neverPayableReversals';
 import { refreshPendingRefunds, refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
 import { leaveForSweep } from '../payouts/starter';
 import { refreshSettlementsAwaitingUtr, type UtrRefresh } from '../recon/settlementEvidence';
@@ -38,6 +39,8 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
      * ids of requests without an answer that are due are returned for the money-moving retry. */
     async listRefundsAwaitingGateway(input: { olderThanMs: number | null; limit: number }): Promise<string[]> {
       await refreshPendingRefunds(deps.db, deps.gateway, ageOr(input.olderThanMs), input.limit, deps.config.REFUND_RECEIPT_LOOKUP_GIVE_UP_MS);
+      // And what our processed reverse_all refunds took back on orders nothing of ours pays (same reason).
+      await recordNeverPayableReversals(deps.db, deps.gateway, input.limit);
       return refundsAwaitingGateway(deps.db, ageOr(input.olderThanMs), input.limit);
     },
     async requestRefundAgain(refundId: string): Promise<string> {

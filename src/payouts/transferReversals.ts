@@ -68,8 +68,9 @@ export async function classifyReversals(db: Db, gateway: Pick<Gateway, 'fetchRef
   return out;
 }
 
-/** Whose transfer it was: a payout, or the Route split of an order. */
-export type ReversalOwner = { orderId: string; vendorId: string } & ({ payoutId: string } | { splitOrderId: string });
+/** Whose transfer it was: a payout, the Route split of an order, or neither — the split Razorpay ran
+ * on a cancelled order paid anyway, which our own refund took back (moneyin/neverPayableReversals.ts). */
+export type ReversalOwner = { orderId: string; vendorId: string } & ({ payoutId: string } | { splitOrderId: string } | { neverPayable: true });
 
 export interface RecordedReversal { id: string; amountPaise: number; owedPaise: number }
 

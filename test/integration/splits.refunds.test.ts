@@ -5,7 +5,7 @@
  * keeps the split of the order it served. Real Temporal, PostgreSQL and the sandbox over HTTP. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, openOfflineLedger, placeSplitOrder, postSignedWebhook, seedVendor, splitRow, startSplitStack, until, type SplitStack } from './splits.support';
+import { call, openOfflineLedger, placeSplitOrder, postSignedWebhook, runMissedWebhookSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack } from './splits.support';
 
 describe('splits: refunds reverse the vendor share the documented way', () => {
   let s: SplitStack;
@@ -42,6 +42,27 @@ describe('splits: refunds reverse the vendor share the documented way', () => {
     // A cancelled order was never payable: no split row, nothing owed offline.
     expect(await splitRow(s.db, order.orderId)).toBeUndefined();
     expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+  });
+
+  test('when a cancelled split order paid anyway is refunded with reverse_all, then the missed-webhook sweep records the reversal the refund made (owed nothing), so recon knows the transfer and its reversal', async () => {
+    const vendor = await seedVendor(s, 'cancel_split_rev');
+    const order = await placeSplitOrder(s, vendor);
+    expect((await call(s.apiUrl, 'POST', `/v1/orders/${order.orderId}/cancel`, {}, s.keys.ordering)).status).toBe(200);
+    const payment = await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    await until(() => refundsOf(payment.id), (rows) => rows[0]?.status === 'processed');
+    const [split] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    const [reversal] = await s.control.reversals(split!.id);
+    expect(reversal).toBeDefined();
+
+    await runMissedWebhookSweep(s);
+    const recorded = (await s.db.query('SELECT id, transfer_id, payout_id, split_order_id, order_id, made_by, amount_paise::int AS amount_paise, owed_paise::int AS owed_paise FROM transfer_reversals WHERE order_id = $1', [order.orderId])).rows;
+    expect(recorded).toEqual([{ id: reversal!.id, transfer_id: split!.id, payout_id: null, split_order_id: null, order_id: order.orderId, made_by: 'our_refund', amount_paise: order.splitPaise, owed_paise: 0 }]);
+    // Still never payable: no split row, nothing owed offline; a second sweep adds nothing.
+    expect(await splitRow(s.db, order.orderId)).toBeUndefined();
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+    await runMissedWebhookSweep(s);
+    expect((await s.db.query('SELECT count(*)::int AS n FROM transfer_reversals WHERE order_id = $1', [order.orderId])).rows).toEqual([{ n: 1 }]);
   });
 
   test('when a split order is captured twice, then the second payment is refunded alone and the vendor keeps the split of the first', async () => {
