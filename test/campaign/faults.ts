@@ -33,6 +33,8 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
   const webhookUrl = `${t.proxyUrl}/webhooks/razorpay`;
   const random = seededRandom(plan.seed ^ 0x5bd1e995);
   let flakySuspended = false;
+  /** SIGKILLs so far, by worker index. */
+  const kills: Record<number, number> = {};
   let opsStopped = false;
 
   /** A fault in force for a while: switched on, counted, switched off again. */
@@ -64,10 +66,13 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
       case 'kill_worker': {
         const worker = t.workers[f.worker]!;
         log(`fault ${at}: SIGKILL ${worker.name} (pid ${worker.pid}), restart after ${f.restartAfterMs} ms`);
+        const generation = (kills[f.worker] = (kills[f.worker] ?? 0) + 1);
         await worker.kill('SIGKILL');
         count('worker SIGKILL');
         await sleep(f.restartAfterMs);
-        await worker.restart().catch((err: unknown) => problems.push(`${worker.name} did not restart: ${String(err)}`));
+        // A restart still starting up when the next planned kill lands dies by design (a slow machine):
+        // only the latest kill's restart must succeed.
+        await worker.restart().catch((err: unknown) => { if (kills[f.worker] === generation) problems.push(`${worker.name} did not restart: ${String(err)}`); });
         return;
       }
       case 'terminate_runs': {

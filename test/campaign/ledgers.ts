@@ -70,6 +70,9 @@ export async function stillMoving(db: Pool, orderIds: string[], plannedParked: s
      UNION ALL SELECT 'splits expected', count(*) FROM split_transfers WHERE status = 'expected' HAVING count(*) > 0
      UNION ALL SELECT 'refunds ' || status, count(*) FROM refunds WHERE status IN ('requested', 'pending') GROUP BY status
      UNION ALL SELECT 'outbox rows', count(*) FROM payouts_outbox HAVING count(*) > 0
+     UNION ALL SELECT 'reverse_all refunds whose reversals the sweep has not recorded', count(*) FROM refunds r
+       WHERE r.reverse_all AND r.status = 'processed' AND r.reversals_checked_at IS NULL AND r.order_id = ANY($1)
+         AND NOT EXISTS (SELECT 1 FROM split_transfers s WHERE s.order_id = r.order_id) AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.order_id = r.order_id) HAVING count(*) > 0
      UNION ALL SELECT 'orders ' || status, count(*) FROM orders WHERE id = ANY($1) AND status IN ('pending', 'failed') GROUP BY status
      UNION ALL SELECT 'payouts ' || status || ' (unplanned)', count(*) FROM payouts WHERE status IN ('parked', 'review') AND NOT order_id = ANY($2) GROUP BY status
      UNION ALL SELECT 'paid orders the sweep has not asked about once more', count(*) FROM orders
