@@ -232,14 +232,11 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
     }
     case 'dashboard_refund': {
       const payment = await pay();
-      // Once the vendor is paid (or after a minute: then the refund holds the payout instead), as
-      // someone on the Razorpay Dashboard would: a refund of the customer's share with no receipt of ours.
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        const found = await callRetrying(t, 'ops', 'GET', `/ops/payouts/${order.orderId}`, undefined, { accept: [404] });
-        if (found.status === 200 && found.body.payout.status === 'settled') break;
-        await sleep(500);
-      }
+      // Once our books know the order paid (its webhooks may have been given up: the sweep finds the
+      // capture) and the vendor is paid (or after a minute: then the refund holds the payout instead),
+      // as someone on the Razorpay Dashboard would: a refund of the customer's share with no receipt of ours.
+      await waitFor(payoutNow, (p) => p !== undefined, 180_000);
+      await waitFor(payoutNow, (p) => p?.status === 'settled', 60_000);
       await refundFromDashboard(t, payment.id, o.totalPaise - o.subsidyPaise);
       return;
     }
