@@ -30,9 +30,12 @@ export interface FaultRule {
   /** …or with this probability, drawn from a PRNG seeded with `seed`. */
   probability?: number;
   seed?: number;
+  /** Only calls whose request path contains this (e.g. one payment's id); other calls are not counted. */
+  pathIncludes?: string;
 }
 
-export type WebhookFault = 'duplicate' | 'out_of_order' | 'drop_first_try';
+/** `lose`: the event is recorded but never delivered (as if every retry failed and Razorpay gave up). */
+export type WebhookFault = 'duplicate' | 'out_of_order' | 'drop_first_try' | 'lose';
 
 export interface SandboxControl {
   createLinkedAccount(opts?: { id?: string; status?: LinkedAccountStatus; name?: string }): Promise<string>;
@@ -55,7 +58,8 @@ export interface SandboxControl {
   setWebhookTarget(url: string | null): Promise<void>;
   /** Off: events are recorded but not delivered (as if our endpoint were unreachable). */
   setWebhookDelivery(enabled: boolean): Promise<void>;
-  injectWebhookFault(fault: WebhookFault, opts?: { events?: string[]; count?: number }): Promise<void>;
+  /** `bodyIncludes`: only events whose body contains this (e.g. one payment's id). */
+  injectWebhookFault(fault: WebhookFault, opts?: { events?: string[]; count?: number; bodyIncludes?: string }): Promise<void>;
   /** Every webhook event produced so far, delivered or not. */
   webhookEvents(): Promise<Array<{ id: string; event: string; body: string; deliveredAt: number | null; attempts: number }>>;
   /** Waits until every queued webhook delivery has been attempted to completion. */

@@ -49,12 +49,13 @@ export class FaultInjector {
     return { ...this.fired };
   }
 
-  /** Counts one call of `endpoint` and returns the fault to apply to it, if any. */
-  onCall(endpoint: Exclude<FaultEndpoint, '*'>): FaultKind | null {
+  /** Counts one call of `endpoint` (at `path`) and returns the fault to apply to it, if any. */
+  onCall(endpoint: Exclude<FaultEndpoint, '*'>, path = ''): FaultKind | null {
     this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;
     let chosen: FaultKind | null = null;
     for (const active of this.rules) {
       if (active.rule.endpoint !== '*' && active.rule.endpoint !== endpoint) continue;
+      if (active.rule.pathIncludes !== undefined && !path.includes(active.rule.pathIncludes)) continue;
       active.seen += 1;
       const fires = active.rule.calls ? active.rule.calls.includes(active.seen) : active.random() < (active.rule.probability ?? 0);
       if (fires && !chosen) chosen = active.rule.fault;

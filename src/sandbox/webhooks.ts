@@ -23,6 +23,7 @@ export interface WebhookEventRecord {
 interface PendingFault {
   fault: WebhookFault;
   events: string[] | null;
+  bodyIncludes: string | null;
   remaining: number;
 }
 
@@ -120,8 +121,9 @@ export class WebhookDispatcher {
     };
     const record: WebhookEventRecord = { id: newId('evt'), event, body: JSON.stringify(envelope), deliveredAt: null, attempts: 0 };
     this.records.push(record);
-    const delivery: Delivery = { record, key: orderingKey(payload, record.id), dropFirstTry: this.takeFault('drop_first_try', event), duplicate: this.takeFault('duplicate', event) };
-    if (this.takeFault('out_of_order', event)) {
+    if (this.takeFault('lose', event, record.body)) return record; // recorded, never delivered
+    const delivery: Delivery = { record, key: orderingKey(payload, record.id), dropFirstTry: this.takeFault('drop_first_try', event, record.body), duplicate: this.takeFault('duplicate', event, record.body) };
+    if (this.takeFault('out_of_order', event, record.body)) {
       this.held.push(delivery);
       return record;
     }
@@ -132,8 +134,8 @@ export class WebhookDispatcher {
     return record;
   }
 
-  addFault(fault: WebhookFault, opts: { events?: string[]; count?: number } = {}): void {
-    this.faults.push({ fault, events: opts.events ?? null, remaining: opts.count ?? 1 });
+  addFault(fault: WebhookFault, opts: { events?: string[]; count?: number; bodyIncludes?: string } = {}): void {
+    this.faults.push({ fault, events: opts.events ?? null, bodyIncludes: opts.bodyIncludes ?? null, remaining: opts.count ?? 1 });
   }
 
   setEnabled(enabled: boolean): void {
@@ -183,8 +185,8 @@ export class WebhookDispatcher {
     this.held = [];
   }
 
-  private takeFault(fault: WebhookFault, event: string): boolean {
-    const match = this.faults.find((f) => f.fault === fault && f.remaining > 0 && (!f.events || f.events.includes(event)));
+  private takeFault(fault: WebhookFault, event: string, body: string): boolean {
+    const match = this.faults.find((f) => f.fault === fault && f.remaining > 0 && (!f.events || f.events.includes(event)) && (f.bodyIncludes === null || body.includes(f.bodyIncludes)));
     if (!match) return false;
     match.remaining -= 1;
     this.count(fault);

@@ -32,6 +32,7 @@ export const ORDER_KINDS = [
   'split_refund_failed_transfer', // a cancelled split order paid anyway while Razorpay's split has failed: the refund waits for the retry, then takes the share back
   'dashboard_refund_held', // refunded from the Dashboard while the payout is parked (the vendor's account suspended): held in review, never sent
   'paid_externally', // parked (its own vendor's account suspended), the transfer a lost request made found on the Dashboard: ops mark it paid with that transfer
+  'duplicate_receipt_refund', // cancelled then paid, every webhook of it lost: the sweep refunds it, the answer is lost, the retry hears 'duplicate receipt' and the sweep finds the refund by its receipt
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
@@ -118,7 +119,7 @@ export interface PlanOptions {
  * several times in a 100-order run. */
 const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
-  split: 8, split_duplicate_capture: 3, reversed_split: 3, split_refund_failed_transfer: 3, dashboard_refund_held: 2, paid_externally: 2, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
+  split: 8, split_duplicate_capture: 3, reversed_split: 3, split_refund_failed_transfer: 3, dashboard_refund_held: 2, paid_externally: 2, duplicate_receipt_refund: 2, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
   cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, reversed_transfer: 4, dashboard_refund: 3, forged_capture: 2,
 };
 
@@ -232,7 +233,7 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     // 120 paise at 19% commission nets 98 paise: below Razorpay's ₹1 minimum.
     case 'below_minimum': return { ...base, totalPaise: 120, subsidyPaise: 120, expect: { transfers: 'none', ledger: 'below_transfer_minimum' } };
     case 'cancelled': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'cancelled' } };
-    case 'cancelled_then_paid': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } };
+    case 'cancelled_then_paid': case 'duplicate_receipt_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } };
     case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
     case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
     case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };

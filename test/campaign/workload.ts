@@ -201,6 +201,18 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       await sleep(o.lateAfterMs);
       await pay(); // the customer's stale checkout page still pays
       return;
+    case 'duplicate_receipt_refund': {
+      await cancel();
+      // Every webhook of the stale page's payment is lost: the missed-webhook sweep finds the capture
+      // and refunds it; that refund's answer is lost after Razorpay made it, so the retry hears
+      // 'duplicate receipt', and with the refund's webhooks lost too only the sweep's lookup of the
+      // payment's refunds by our receipt can finish it. Exactly one refund must exist.
+      await t.sandbox.injectWebhookFault('lose', { bodyIncludes: gw!, count: 3 });
+      const payment = await pay();
+      await t.sandbox.injectFault({ endpoint: 'refunds.create', fault: { kind: 'drop_after_commit' }, calls: [1], pathIncludes: payment.id });
+      await t.sandbox.injectWebhookFault('lose', { events: ['refund.created', 'refund.processed'], bodyIncludes: payment.id, count: 2 });
+      return;
+    }
     case 'callback_race': {
       const payment = await pay(); // its webhooks are on their way now
       const callback = { razorpay_order_id: gw, razorpay_payment_id: payment.id, razorpay_signature: hmacSha256Hex(`${gw}|${payment.id}`, SANDBOX_SECRETS.RAZORPAY_KEY_SECRET) };

@@ -122,6 +122,29 @@ test('when the first try is dropped, then the event is delivered once, on the se
   expect(record.attempts).toBe(2);
 });
 
+test('when a lose fault names a body, then only that event is recorded and never delivered; the same event of another order arrives', async () => {
+  const order = await gateway.createOrder({ amountPaise: 10_000, receipt: 'ord_lose', notes: {} });
+  await t.sandbox.control.injectWebhookFault('lose', { events: ['payment.captured'], bodyIncludes: order.id });
+  const other = await paidOrder();
+  await t.sandbox.control.payOrder(order.id);
+  await t.sandbox.control.drainWebhooks();
+  const captured = receiver.received.filter((r) => r.event === 'payment.captured');
+  expect(captured.map((r) => JSON.parse(r.body).payload.payment.entity.order_id)).toEqual([other]);
+  const lost = (await t.sandbox.control.webhookEvents()).find((e) => e.event === 'payment.captured' && e.body.includes(order.id))!;
+  expect(lost).toMatchObject({ deliveredAt: null, attempts: 0 });
+  expect((await t.sandbox.control.faultsFired())['webhook:lose']).toBe(1);
+});
+
+test('when an API fault names a path, then only calls on that path count and take it', async () => {
+  const a = await gateway.createOrder({ amountPaise: 10_000, receipt: 'ord_path_a', notes: {} });
+  const b = await gateway.createOrder({ amountPaise: 10_000, receipt: 'ord_path_b', notes: {} });
+  await t.sandbox.control.injectFault({ endpoint: 'orders.fetch', fault: { kind: 'server_error_before' }, calls: [1], pathIncludes: b.id });
+  await expect(gateway.fetchOrder(a.id)).resolves.toMatchObject({ id: a.id });
+  await expect(gateway.fetchOrder(b.id)).rejects.toBeDefined();
+  await expect(gateway.fetchOrder(b.id)).resolves.toMatchObject({ id: b.id });
+  await t.sandbox.control.clearFaults();
+});
+
 test('when delivery is off, then events are recorded but not delivered, and turning it on delivers them', async () => {
   await t.sandbox.control.setWebhookDelivery(false);
   const orderId = await paidOrder();

@@ -25,6 +25,7 @@ const faultRule = z.object({
   calls: z.array(z.number().int().min(1)).optional(),
   probability: z.number().min(0).max(1).optional(),
   seed: z.number().int().optional(),
+  pathIncludes: z.string().min(1).optional(),
 });
 
 async function answer(reply: FastifyReply, fn: () => Promise<unknown>): Promise<void> {
@@ -62,8 +63,11 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl & Sa
   app.put('/_sandbox/webhooks/delivery', (req, reply) => answer(reply, () => control.setWebhookDelivery(body(z.object({ enabled: z.boolean() }), req.body).enabled)));
   app.post('/_sandbox/webhooks/faults', (req, reply) =>
     answer(reply, () => {
-      const b = body(z.object({ fault: z.enum(['duplicate', 'out_of_order', 'drop_first_try']), events: z.array(z.string()).optional(), count: z.number().int().min(1).optional() }), req.body);
-      return control.injectWebhookFault(b.fault, { events: b.events, count: b.count });
+      const b = body(z.object({
+        fault: z.enum(['duplicate', 'out_of_order', 'drop_first_try', 'lose']), events: z.array(z.string()).optional(), count: z.number().int().min(1).optional(),
+        bodyIncludes: z.string().min(1).optional(),
+      }), req.body);
+      return control.injectWebhookFault(b.fault, { events: b.events, count: b.count, bodyIncludes: b.bodyIncludes });
     }));
   app.get('/_sandbox/webhooks/events', (_req, reply) => answer(reply, () => control.webhookEvents()));
   app.post('/_sandbox/webhooks/drain', (req, reply) => answer(reply, () => control.drainWebhooks(body(z.object({ timeoutMs: z.number().int().min(1).optional() }), req.body).timeoutMs)));

@@ -43,7 +43,7 @@ export async function runGuarded(
   reply: FastifyReply,
   handler: Handler,
 ): Promise<void> {
-  const fault = ctx.faults.onCall(endpoint);
+  const fault = ctx.faults.onCall(endpoint, request.url);
   if (fault?.kind === 'server_error_before') return sendAnswer(reply, answerOf(serverError()));
   if (fault?.kind === 'rate_limited') return sendAnswer(reply, answerOf(rateLimited()));
   const hold = fault?.kind === 'latency' ? () => sleep(fault.ms, signal) : async () => undefined;
