@@ -50,6 +50,25 @@ export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; 
   return order.corporateDirect ? 'reported' : 'owed_back';
 }
 
+/** A refund recorded while the payout's request was in flight (`processing`, sent) or accepted charged
+ * the vendor a clawback on the word that the transfer would pay it. When that transfer ends without
+ * paying (rejected, failed after acceptance, nothing found), nothing was paid: the clawback is taken
+ * back — its line deleted, unless finance already froze it into a settlement line (then it stays, for
+ * a human) — and the refund is recorded as holding the payout, which the caller moves to review.
+ * Returns the refunds taken back. */
+export async function takeBackClawbacksOfUnpaidPayout(tx: Tx, payoutId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE outside_refunds r SET action = 'payout_held', clawback_paise = NULL, updated_at = now()
+      WHERE r.payout_id = $1 AND r.action = 'owed_back' AND r.payout_status IN ('processing', 'accepted')
+        AND NOT EXISTS (SELECT 1 FROM offline_ledger l JOIN settlement_line_members m ON m.ledger_id = l.id AND m.active WHERE l.outside_refund_id = r.id)
+      RETURNING r.id`,
+    [payoutId],
+  );
+  const ids = rows.map((r) => r.id);
+  if (ids.length > 0) await tx.query('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1)', [ids]);
+  return ids;
+}
+
 /** The vendor's share of a refund: its net in the proportion refunded, whole paise, rounded down
  * (in the vendor's favour: it never owes back more than its share). */
 export function vendorShareOfRefund(vendorNetPaise: number, refundedPaise: number, capturedPaise: number): number {

@@ -60,7 +60,8 @@ export async function closeTheBooks(t: Topology, plan: CampaignPlan, histories: 
       else missing.push(`${p.reason} (${p.kind})`);
     }
     // A Dashboard refund after the payout raises refund-outside-app (the vendor owes it back): planned.
-    const refundedOutside = new Set(histories.filter((h) => h.planned.kind === 'dashboard_refund' && h.orderId).map((h) => h.orderId!));
+    // (A refund seen while the payout's request was in flight raised it too, before the transfer turned out not to pay.)
+    const refundedOutside = new Set(histories.filter((h) => h.planned.expect.transfers === 'direct' && h.planned.expect.refundedOutside && h.orderId).map((h) => h.orderId!));
     for (const e of exceptions) if (!e.planted && e.reason === 'refund-outside-app' && e.orderId !== null && refundedOutside.has(e.orderId)) e.planted = true;
     // A Dashboard refund whose webhooks were all given up is known to recon only.
     for (const refundId of histories.flatMap((h) => h.unrecordedRefundIds ?? [])) {

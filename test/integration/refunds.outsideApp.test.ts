@@ -140,4 +140,28 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     expect(await exceptionsFor(orderId)).toEqual([exception]);
     expect((await db.query('SELECT count(*)::int AS n FROM outside_refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 1 }]);
   });
+
+  test('when the customer is refunded from the dashboard while the transfer request is in flight and the transfer is then rejected, then the vendor owes nothing back (the clawback is taken back) and the payout is held in review', async () => {
+    await control().injectFault({ endpoint: 'transfers.create', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
+    const { orderId, paymentId } = await payOnlineOrder();
+    await eventually(async () => (await db.query('SELECT status, request_sent_at FROM payouts WHERE order_id = $1', [orderId])).rows[0],
+      (r) => r?.status === 'processing' && r.request_sent_at !== null, 10_000);
+    try {
+      // While the request is in the air the account is suspended (Razorpay will refuse it) and the
+      // customer is refunded: the refund, seen first, owes the vendor its share back.
+      await control().setLinkedAccountStatus(linkedAccountId, 'suspended');
+      const refundId = await refundFromDashboard(paymentId, ORDER.customerSharePaise);
+      await eventually(() => outsideRefund(refundId), (r) => !!r);
+      expect(await outsideRefund(refundId)).toMatchObject({ payout_status: 'processing' });
+
+      // The transfer is rejected: the vendor was never paid, so it owes nothing back.
+      const held = await statusIs(orderId, 'review', 'settled');
+      expect(held).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED', provider_transfer_id: null });
+      expect(await outsideRefund(refundId)).toMatchObject({ action: 'payout_held', clawback_paise: null });
+      expect(await clawbacks(orderId)).toEqual([]);
+      expect((await transfersFor(orderId)).filter((t) => t.status === 'processed')).toEqual([]);
+    } finally {
+      await control().setLinkedAccountStatus(linkedAccountId, 'activated');
+    }
+  });
 });
