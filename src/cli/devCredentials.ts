@@ -1,7 +1,9 @@
 /** `npm run dev`'s API keys: one per role, minted once into the stack's database and kept in
- * .data/dev-credentials.json (mode 0600) so a second start reuses them. They are marked as minted
- * by the dev stack: `npm run api` against real Razorpay refuses to start while any is live. */
+ * .data/dev-credentials.json (0600, replaced whole at every start) so a second start reuses them.
+ * They are marked as minted by the dev stack: `npm run api` against real Razorpay refuses to start
+ * while any is live. */
 import fs from 'node:fs/promises';
+import { writePrivateFile } from '../devstack/privateFiles';
 import { authenticateApiKey, DEV_STACK_MINTER, mintApiKey, revokeApiKey } from '../auth/apiKeys';
 import type { PlainRole } from '../auth/roles';
 import type { Db } from '../db/pool';
@@ -23,6 +25,6 @@ export async function ensureDevCredentials(db: Db, file: string): Promise<{ file
     await revokeApiKey(db, `dev-${role}`, DEV_STACK_MINTER);
     keys[role] = (await mintApiKey(db, { name: `dev-${role}`, roles: [role], mintedBy: DEV_STACK_MINTER })).key;
   }
-  await fs.writeFile(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  await writePrivateFile(file, `${JSON.stringify(keys, null, 2)}\n`);
   return { file, keys };
 }

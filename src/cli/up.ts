@@ -26,10 +26,11 @@ const projectRoot = path.resolve(__dirname, '../..');
 
 async function main(): Promise<void> {
   // With the sandbox on, Razorpay is the sandbox this command starts: say so before validating, so
-  // that only a stack pointed at real Razorpay has its sample secrets refused.
+  // that only a stack pointed at real Razorpay has its sample secrets refused, and the sandbox (in
+  // this process) gets only sandbox values and never production.
   const sandboxOn = process.env.DEV_SANDBOX !== 'off' && !process.env.RAZORPAY_BASE_URL;
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
-  const config = loadConfig({ ...process.env, ...(sandboxOn ? { RAZORPAY_BASE_URL: `http://127.0.0.1:${sandboxPort}` } : {}) }, { refuseSampleSecrets: true });
+  const config = loadConfig({ ...process.env, ...(sandboxOn ? { RAZORPAY_BASE_URL: `http://127.0.0.1:${sandboxPort}` } : {}) }, { refuseSampleSecrets: true, asSandbox: sandboxOn });
   const withDemo = !process.argv.includes('--no-demo');
   logger.info('starting Temporal dev server and PostgreSQL (the first run builds the Temporal CLI: a few minutes)');
   const services = await startServices({

@@ -1,7 +1,12 @@
 /** The one configuration object, read from the environment once at boot and validated with zod.
  * Every key has a local default so `npm run dev` works on a fresh machine; a bad value stops
  * start-up with a single message that lists every problem. */
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import {
+  databasePasswordWeakness, isRazorpayHost, isSandboxGateway, isSandboxKeyId, isSandboxValue, reusedSecretProblems,
+  SANDBOX_GATEWAY_HOSTS, urlPassword, webhookSecretWeakness,
+} from './secretPolicy';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const duration = z.coerce.number().int().min(1); // milliseconds
@@ -22,6 +27,28 @@ export const sdkMetricsAddressSchema = z
       return port !== undefined && Number(port) <= 65_535;
     }, 'expected host:port (e.g. 127.0.0.1:9464) or off'),
   ]));
+
+/** `off` (the default: X-Forwarded-* are ignored, the peer is the client), a hop count, or
+ * comma-separated proxy addresses or CIDRs (or proxy-addr's names loopback, linklocal,
+ * uniquelocal), as Fastify's `trustProxy` takes them. */
+export const trustProxySchema = z.string().trim().transform((v, ctx): false | number | string[] => {
+  if (v === '' || v === 'off') return false;
+  if (/^\d+$/.test(v) && Number(v) >= 1) return Number(v);
+  const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.filter((e) => !['loopback', 'linklocal', 'uniquelocal'].includes(e) && !isIpOrCidr(e));
+  if (bad.length > 0 || entries.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `expected off, a hop count or proxy addresses/CIDRs; not ${bad.join(', ') || v}` });
+    return z.NEVER;
+  }
+  return entries;
+});
+
+function isIpOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 /** The embedded development key for bank details (issue 20): published here, so production refuses
  * it (devBankKeyProblems). Its id says what it is wherever a row names it. */
@@ -47,6 +74,9 @@ const bankDetailsKeySchema = z.string().transform((entry, ctx): BankDetailsKey =
   }
   return { id, key };
 });
+
+/** The sandbox's own account (the default of RAZORPAY_PLATFORM_ACCOUNT_ID and of the sandbox). */
+export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals1';
 
 export const bankDetailsKeysSchema = z.string().transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean))
   .pipe(z.array(bankDetailsKeySchema).min(1, 'at least one key (id:base64)'))
@@ -92,21 +122,57 @@ export const configSchema = z.object({
   WORKER_SDK_METRICS_ADDRESS: sdkMetricsAddressSchema.default(null),
   /** Bind address of the API and the worker's health port. */
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+  /** The API's operational routes (/metrics, /docs, /openapi.json, /ready with each check's detail)
+   * on a port of their own, never routed from the internet (0: a free port); the public port then
+   * answers /ready without detail. Unset: all on API_PORT, as in development; production requires it. */
+  ADMIN_PORT: port.optional(),
+  /** Bind address of ADMIN_PORT (default HTTP_HOST). */
+  ADMIN_HOST: z.string().min(1).optional(),
+  /** Reverse proxies whose X-Forwarded-For/-Proto/-Host the API believes; see trustProxySchema. */
+  TRUST_PROXY: trustProxySchema.default(false),
+  /** The console's own origin (e.g. https://payouts.example.com), which a sign-in's Origin must
+   * match; unset: the request's Host. */
+  PUBLIC_URL: z.string().url().transform((u) => new URL(u).origin).optional(),
   /** Razorpay API keys (the sandbox accepts exactly these). */
   RAZORPAY_KEY_ID: z.string().min(1).default('rzp_test_sandboxkey0001'),
   RAZORPAY_KEY_SECRET: z.string().min(1).default('sandbox_secret_change_me'),
-  /** Base URL of the Razorpay API; empty means the real https://api.razorpay.com. */
+  /** Base URL of the Razorpay API; empty means the real https://api.razorpay.com. Only a host on the
+   * sandbox allow-list (loopback, SANDBOX_GATEWAY_HOSTS, RAZORPAY_SANDBOX_HOSTS) may be given the
+   * sandbox's sample secrets; see mustUseRealSecrets. */
   RAZORPAY_BASE_URL: z.string().url().optional(),
-  /** Our platform's own Razorpay account id (the `source` of direct transfers). */
-  RAZORPAY_PLATFORM_ACCOUNT_ID: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).default('acc_PlatformMeals1'),
+  /** More host names that are our sandbox (comma-separated), beside loopback, `localhost` and the
+   * compose service `sandbox`; a *.razorpay.com host is refused here. */
+  RAZORPAY_SANDBOX_HOSTS: commaList,
+  /** Our platform's own Razorpay account id (the `source` of direct transfers); the default is the
+   * sandbox's, which real secrets refuse. */
+  RAZORPAY_PLATFORM_ACCOUNT_ID: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).default(DEFAULT_PLATFORM_ACCOUNT_ID),
   /** Webhook secret shared with Razorpay (not the API secret). */
   RAZORPAY_WEBHOOK_SECRET: z.string().min(8).default('sandbox_webhook_secret'),
   /** Earlier webhook secrets still accepted during a rotation (comma-separated): Razorpay signs
    * retries of older events with the secret they were first sent with. */
   RAZORPAY_WEBHOOK_PREVIOUS_SECRETS: commaList.pipe(z.array(z.string().min(8))),
+  /** Replay window (src/webhooks/eventAge.ts): a signed event whose created_at is older than this
+   * (Razorpay retries for 24 h), or ahead of our clock by more than the skew, is set aside, not applied.
+   * Keep the defaults in production; only tests that move the sandbox's clock by days widen them. */
+  RAZORPAY_WEBHOOK_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(366 * 86_400).default(86_400),
+  RAZORPAY_WEBHOOK_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(31 * 86_400).default(300),
   /** Per-call timeout for every gateway request. */
   GATEWAY_TIMEOUT_MS: duration.default(8000),
   API_PORT: port.default(3000),
+  /** The largest request body any API or console route reads (bytes)… */
+  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(64 * 1024),
+  /** …but the routes that take a file (bank statements, the bank's response file; API and console). */
+  API_FILE_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(256 * 1024 * 1024).default(5 * 1024 * 1024),
+  /** Throttling (src/api/rateLimit.ts; counted per API process, in memory), each a count per window:
+   * requests per client address (every route but the Razorpay webhook)… */
+  RATE_LIMIT_WINDOW_MS: duration.default(60_000),
+  RATE_LIMIT_CLIENT_MAX: z.coerce.number().int().min(1).default(12_000),
+  /** …requests per authenticated API key (or console session's key)… */
+  RATE_LIMIT_KEY_MAX: z.coerce.number().int().min(1).default(12_000),
+  /** …console sign-in attempts per client… */
+  RATE_LIMIT_SIGN_IN_MAX: z.coerce.number().int().min(1).default(10),
+  /** …and refused API keys per client and per key id: past it a key is refused before it is looked up. */
+  RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().min(1).default(20),
   SANDBOX_PORT: port.default(4010),
   /** `npm run dev` runs our Razorpay sandbox unless this is `off` or RAZORPAY_BASE_URL is set. */
   DEV_SANDBOX: z.enum(['on', 'off']).default('on'),
@@ -185,6 +251,14 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** The keys the secret checks read, parsed on their own so that their problems are listed even
+ * beside an unrelated bad key. */
+const secretConfigSchema = configSchema.pick({
+  NODE_ENV: true, RAZORPAY_BASE_URL: true, RAZORPAY_SANDBOX_HOSTS: true, RAZORPAY_KEY_ID: true, RAZORPAY_KEY_SECRET: true,
+  RAZORPAY_WEBHOOK_SECRET: true, RAZORPAY_WEBHOOK_PREVIOUS_SECRETS: true, TEMPORAL_API_KEY: true, DATABASE_URL: true, RAZORPAY_PLATFORM_ACCOUNT_ID: true,
+});
+type SecretConfig = z.infer<typeof secretConfigSchema>;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -199,21 +273,89 @@ const PLACEHOLDER = /change[_-]?me|sandbox|example|placeholder|dummy|your[_-]|^x
 
 const SECRET_KEYS = ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET', 'RAZORPAY_WEBHOOK_PREVIOUS_SECRETS', 'TEMPORAL_API_KEY'] as const;
 
-/** Real Razorpay (no base URL) or a production deployment: no default or sample secret may run. */
-export function mustUseRealSecrets(config: Pick<Config, 'NODE_ENV' | 'RAZORPAY_BASE_URL'>): boolean {
-  return config.NODE_ENV === 'production' || !config.RAZORPAY_BASE_URL;
+const isSampleSecret = (v: string): boolean => PUBLISHED_SECRETS.has(v) || PLACEHOLDER.test(v);
+
+type GatewayChoice = Pick<Config, 'NODE_ENV' | 'RAZORPAY_BASE_URL' | 'RAZORPAY_SANDBOX_HOSTS'>;
+
+/** Sample secrets are for our sandbox only: any gateway whose host is not on the allow-list (no base
+ * URL, api.razorpay.com, an egress proxy…) or a production deployment needs real, strong secrets. */
+export function mustUseRealSecrets(config: GatewayChoice): boolean {
+  return config.NODE_ENV === 'production' || !isSandboxGateway(config.RAZORPAY_BASE_URL, config.RAZORPAY_SANDBOX_HOSTS);
+}
+
+/** Why real secrets are required, for the start-up message. */
+function realSecretsReason(config: GatewayChoice): string {
+  if (config.NODE_ENV === 'production') return 'NODE_ENV=production';
+  if (!config.RAZORPAY_BASE_URL) return 'no RAZORPAY_BASE_URL: real Razorpay';
+  const allowed = ['loopback', ...SANDBOX_GATEWAY_HOSTS, ...config.RAZORPAY_SANDBOX_HOSTS].join(', ');
+  return `RAZORPAY_BASE_URL's host ${new URL(config.RAZORPAY_BASE_URL).hostname} is not our sandbox (allowed: ${allowed})`;
 }
 
 /** One problem line per offending key (values are never echoed). */
-export function sampleSecretProblems(config: Config): string[] {
+export function sampleSecretProblems(config: SecretConfig): string[] {
   const problems: string[] = [];
   for (const key of SECRET_KEYS) {
     const value = config[key];
     const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    if (values.some((v) => PUBLISHED_SECRETS.has(v) || PLACEHOLDER.test(v))) {
-      problems.push(`  - ${key}: a default or sample value; set the real secret (required with real Razorpay or NODE_ENV=production)`);
+    if (values.some(isSampleSecret)) {
+      problems.push(`  - ${key}: a default or sample value; set the real secret (required: ${realSecretsReason(config)})`);
     }
   }
+  return problems;
+}
+
+/** Where real secrets are required, each must also be strong and its own (issue 21, item 2):
+ * webhook secrets long and random, no secret reused as another, a live key in production, an
+ * account of our own, no well-known database password. Samples are left to sampleSecretProblems.
+ * `env` is the raw environment (PGPASSWORD is libpq's, not a config key). */
+export function secretStrengthProblems(config: SecretConfig, env: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const webhookSecrets: Array<[string, string]> = [
+    ['RAZORPAY_WEBHOOK_SECRET', config.RAZORPAY_WEBHOOK_SECRET],
+    ...config.RAZORPAY_WEBHOOK_PREVIOUS_SECRETS.map((v): [string, string] => ['RAZORPAY_WEBHOOK_PREVIOUS_SECRETS', v]),
+  ];
+  for (const [key, value] of webhookSecrets) {
+    const why = isSampleSecret(value) ? null : webhookSecretWeakness(value);
+    const line = `  - ${key}: ${why}`;
+    if (why && !problems.includes(line)) problems.push(line);
+  }
+  const database = config.DATABASE_URL ? urlPassword(config.DATABASE_URL) : { user: '', password: undefined };
+  // libpq falls back to PGPASSWORD when the URL names no password.
+  const [passwordKey, password] = database.password !== undefined ? ['DATABASE_URL', database.password] : ['PGPASSWORD', env.PGPASSWORD];
+  const passwordWhy = password === undefined ? null : databasePasswordWeakness(password, database.user);
+  if (passwordWhy) problems.push(`  - ${passwordKey}: ${passwordWhy}`);
+  problems.push(...reusedSecretProblems([
+    { key: 'RAZORPAY_KEY_SECRET', values: [config.RAZORPAY_KEY_SECRET] },
+    { key: 'RAZORPAY_WEBHOOK_SECRET', values: [config.RAZORPAY_WEBHOOK_SECRET] },
+    { key: 'RAZORPAY_WEBHOOK_PREVIOUS_SECRETS', values: config.RAZORPAY_WEBHOOK_PREVIOUS_SECRETS },
+    { key: 'TEMPORAL_API_KEY', values: config.TEMPORAL_API_KEY ? [config.TEMPORAL_API_KEY] : [] },
+    { key: 'DATABASE_URL', values: database.password ? [database.password] : [] },
+  ].map((slot) => ({ ...slot, values: slot.values.filter((v) => !isSampleSecret(v)) }))));
+  if (config.NODE_ENV === 'production' && config.RAZORPAY_KEY_ID.startsWith('rzp_test_') && !isSampleSecret(config.RAZORPAY_KEY_ID)) {
+    problems.push('  - RAZORPAY_KEY_ID: a test-mode key (rzp_test_…) in production; use the live key (rzp_live_…)');
+  }
+  if (config.RAZORPAY_PLATFORM_ACCOUNT_ID === DEFAULT_PLATFORM_ACCOUNT_ID) {
+    problems.push(`  - RAZORPAY_PLATFORM_ACCOUNT_ID: the default (${DEFAULT_PLATFORM_ACCOUNT_ID}), the sandbox's account; set your Razorpay account id`);
+  }
+  return problems;
+}
+
+/** The allow-list may be extended, never to Razorpay itself. */
+export function sandboxHostProblems(c: Pick<Config, 'RAZORPAY_SANDBOX_HOSTS'>): string[] {
+  const razorpay = c.RAZORPAY_SANDBOX_HOSTS.filter(isRazorpayHost);
+  return razorpay.length === 0 ? [] : [`  - RAZORPAY_SANDBOX_HOSTS: ${razorpay.join(', ')} is Razorpay, never our sandbox`];
+}
+
+/** The sandbox (issue 21, item 8) is a test double whose control routes need no credential: it never
+ * runs in production, and signs and accepts only sandbox values (see isSandboxValue), so it cannot
+ * hold, and forge webhooks with, a real secret. */
+export function sandboxOnlyProblems(c: Pick<Config, 'NODE_ENV' | 'RAZORPAY_KEY_ID' | 'RAZORPAY_KEY_SECRET' | 'RAZORPAY_WEBHOOK_SECRET'>): string[] {
+  const problems: string[] = [];
+  if (c.NODE_ENV === 'production') problems.push('  - NODE_ENV=production: the Razorpay sandbox is a test double (its /_sandbox control routes need no credential) and never runs in production');
+  const notSandbox = 'not a sandbox value (one containing "sandbox", as the defaults do); the sandbox must never hold a real secret';
+  if (!isSandboxKeyId(c.RAZORPAY_KEY_ID)) problems.push(`  - RAZORPAY_KEY_ID: ${notSandbox} (and a sandbox key id starts rzp_test_)`);
+  if (!isSandboxValue(c.RAZORPAY_KEY_SECRET)) problems.push(`  - RAZORPAY_KEY_SECRET: ${notSandbox}`);
+  if (!isSandboxValue(c.RAZORPAY_WEBHOOK_SECRET)) problems.push(`  - RAZORPAY_WEBHOOK_SECRET: ${notSandbox}`);
   return problems;
 }
 
@@ -263,16 +405,22 @@ export function logFormatProblems(c: { NODE_ENV?: string; LOG_FORMAT?: string })
 }
 
 /** Parses `env` (process.env by default); empty strings count as unset. Entry points that talk to
- * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`, which in
- * production also refuses the development bank details key; a tool that only handles bank details
- * (the key rotation) passes `refuseDevBankKeys`. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean; refuseDevBankKeys?: boolean } = {}): Config {
+ * Razorpay or take its webhooks (worker, API, the stack) pass `refuseSampleSecrets`, which also
+ * checks the secrets' strength where real ones are required and in production refuses the
+ * development bank details key; a tool that only handles bank details (the key rotation) passes
+ * `refuseDevBankKeys`; the sandbox (npm run sandbox, the stack's own) passes `asSandbox`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseSampleSecrets?: boolean; refuseDevBankKeys?: boolean; asSandbox?: boolean } = {}): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
   problems.push(...logFormatProblems(cleaned));
   if (parsed.success) problems.push(...timeoutOrderProblems(parsed.data));
-  if (parsed.success && opts.refuseSampleSecrets && mustUseRealSecrets(parsed.data)) problems.push(...sampleSecretProblems(parsed.data));
+  if (parsed.success) problems.push(...sandboxHostProblems(parsed.data));
+  const secrets = secretConfigSchema.safeParse(cleaned);
+  if (secrets.success && opts.refuseSampleSecrets && mustUseRealSecrets(secrets.data)) {
+    problems.push(...sampleSecretProblems(secrets.data), ...secretStrengthProblems(secrets.data, cleaned));
+  }
+  if (parsed.success && opts.asSandbox) problems.push(...sandboxOnlyProblems(parsed.data));
   if (parsed.success) problems.push(...bankKeyProblems(parsed.data));
   if (opts.refuseSampleSecrets || opts.refuseDevBankKeys) problems.push(...devBankKeyProblems(cleaned));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { letGroupTraverse } from './privateFiles';
 
 export interface RunningPostgres {
   /** URL of the `postgres` maintenance database; ensureDatabase() gives a URL per database. */
@@ -74,6 +75,8 @@ export async function startEmbeddedPostgres(opts: {
   const bin = await binaries();
   const dataDir = path.resolve(opts.dataDir);
   const owner = await runAsIds();
+  // Run as another user (root starts it as `postgres`), it must traverse the private .data above its data directory.
+  if (owner.gid !== undefined) letGroupTraverse(dataDir, owner.gid);
   const alreadyInitialised = await fs.stat(path.join(dataDir, 'PG_VERSION')).then(() => true, () => false);
   if (!alreadyInitialised) await initialise(bin, dataDir, owner);
   // The persistent (npm run dev) cluster keeps fsync on: its data must survive a crash or a power

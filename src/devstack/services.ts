@@ -1,8 +1,8 @@
 /** Starts the two servers everything runs on: a Temporal dev server and PostgreSQL (embedded unless
  * DATABASE_URL is given). Used by the one-command stack and by the integration test harness. */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from './ports';
+import { ensurePrivateDir } from './privateFiles';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './postgres';
 import { installTemporalCli, startTemporalDevServer, type RunningTemporal } from './temporal';
 
@@ -30,7 +30,7 @@ export interface RunningServices {
 }
 
 export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
-  await fs.mkdir(opts.stateDir, { recursive: true, mode: 0o755 });
+  ensurePrivateDir(opts.stateDir);
   const cli = await installTemporalCli(opts.projectRoot);
   let postgres: RunningPostgres | undefined;
   let temporal: RunningTemporal | undefined;

@@ -5,6 +5,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { isListening, waitForPort } from './ports';
+import { restrictFile, withPrivateUmask } from './privateFiles';
 
 const run = promisify(execFile);
 
@@ -37,10 +38,16 @@ export async function startTemporalDevServer(opts: {
   if (await isListening('127.0.0.1', opts.port)) throw new Error(`port ${opts.port} is already in use: stop what listens there or set TEMPORAL_PORT`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', '--namespace', 'default'];
   args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
-  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (opts.dbFile) {
+    args.push('--db-filename', opts.dbFile);
+    // The server's state (workflow histories: amounts, accounts) is its owner's alone. An existing
+    // file is tightened; new ones (and SQLite's -wal/-shm/-journal, which take the database's mode)
+    // are created under umask 077.
+    for (const suffix of ['', '-wal', '-shm', '-journal']) restrictFile(`${opts.dbFile}${suffix}`);
+  }
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
   // Own process group: a terminal's Ctrl-C reaches us, and we stop the server after the worker.
-  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = withPrivateUmask(() => spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
   // Whatever ends this process, the server it started must not outlive it.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);

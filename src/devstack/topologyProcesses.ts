@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_FILE_MODE } from './privateFiles';
 
 const TAIL_BYTES = 64 * 1024;
 
@@ -51,7 +52,7 @@ export class ManagedProcess {
     this.name = spec.name;
     fs.mkdirSync(spec.logDir, { recursive: true });
     this.logFile = path.join(spec.logDir, `${spec.name}.log`);
-    const log = fs.createWriteStream(this.logFile, { flags: 'a' });
+    const log = fs.createWriteStream(this.logFile, { flags: 'a', mode: PRIVATE_FILE_MODE });
     const argv = ['--import', 'tsx', spec.script, ...(spec.args ?? [])];
     this.child = spawn(process.execPath, argv, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     log.write(`--- ${new Date().toISOString()} started pid ${this.child.pid ?? '?'}: node ${argv.join(' ')}\n`);

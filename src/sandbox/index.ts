@@ -4,7 +4,7 @@
  * memory. `baseUrl` is the host root (no /v1): it is what RAZORPAY_BASE_URL takes, and the SDK
  * appends /v1 itself. */
 import Fastify from 'fastify';
-import type { Config } from '../config/config';
+import { DEFAULT_PLATFORM_ACCOUNT_ID, type Config } from '../config/config';
 import type { AddressInfo } from 'node:net';
 import { SandboxClock } from './clock';
 import { Timers, type SandboxContext } from './context';
@@ -52,7 +52,7 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export const DEFAULT_PLATFORM_ACCOUNT_ID = 'acc_PlatformMeals1';
+export { DEFAULT_PLATFORM_ACCOUNT_ID };
 /** ₹1 crore: enough that only a test that means to runs out. */
 export const DEFAULT_PLATFORM_BALANCE_PAISE = 1_000_000_000;
 

@@ -1,6 +1,7 @@
 /** docker-compose.yml is a stack that would really run (issue 9, item 6): read and checked point by
  * point from the parsed file, and, where the `docker-compose` command exists, validated by it. */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -71,6 +72,27 @@ const dependsOn = (s: Service): Record<string, { condition?: string }> => {
 };
 
 const appServices = Object.keys(services).filter((name) => service(name).build !== undefined);
+/** The app's own processes: every app service but the sandbox, which has an environment of its own. */
+const platformServices = appServices.filter((name) => name !== 'sandbox');
+/** A real deployment's .env: strong secrets of its own, nothing from the sandbox. */
+const realVars = (): Record<string, string> => ({
+  RAZORPAY_KEY_ID: 'rzp_live_Q8m2xKp0aZ19Lt',
+  RAZORPAY_KEY_SECRET: randomBytes(18).toString('base64url'),
+  RAZORPAY_WEBHOOK_SECRET: randomBytes(24).toString('base64url'),
+  RAZORPAY_PLATFORM_ACCOUNT_ID: 'acc_Q8m2xKp0aZ19Lt',
+  POSTGRES_PASSWORD: randomBytes(18).toString('hex'),
+  BANK_DETAILS_KEYS: `k2026a:${randomBytes(32).toString('base64')}`,
+  BANK_DETAILS_ACTIVE_KEY_ID: 'k2026a',
+});
+const loadError = (env: Record<string, string>, opts: Parameters<typeof loadConfig>[1]): string => {
+  try {
+    loadConfig(env, opts);
+    return '';
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+};
 const workers = Object.keys(services).filter((name) => /^worker(-|$)/.test(name));
 const ONE_SHOT = ['migrate', 'temporal-admin-tools'];
 
@@ -201,7 +223,26 @@ describe('docker-compose.yml', () => {
         error = err;
       }
       expect(error).toBeInstanceOf(ConfigError);
-      for (const key of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET', 'BANK_DETAILS_KEYS', 'BANK_DETAILS_ACTIVE_KEY_ID']) expect((error as Error).message).toContain(key);
+      for (const key of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET', 'RAZORPAY_PLATFORM_ACCOUNT_ID', 'DATABASE_URL', 'BANK_DETAILS_KEYS', 'BANK_DETAILS_ACTIVE_KEY_ID']) expect((error as Error).message).toContain(key);
+    });
+
+    it('when started with a real .env, then every app process boots in production', () => {
+      const vars = realVars();
+      for (const name of platformServices) expect(loadError(resolved(service(name).environment ?? {}, vars), { refuseSampleSecrets: true })).toBe('');
+    });
+
+    it("the sandbox has an environment of its own: never the app's database, Temporal, bank keys or NODE_ENV, and never production", () => {
+      const env = service('sandbox').environment ?? {};
+      for (const key of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_API_KEY', 'BANK_DETAILS_KEYS', 'RAZORPAY_BASE_URL', 'RAZORPAY_WEBHOOK_PREVIOUS_SECRETS']) expect({ key, value: env[key] }).toEqual({ key, value: undefined });
+      expect(env.NODE_ENV).toBe('development');
+      expect(resolved(env, { NODE_ENV: 'production' }).NODE_ENV).toBe('development');
+    });
+
+    it('when started with deploy/sandbox.env, then the sandbox accepts its keys; with a real .env it refuses to start', () => {
+      const env = service('sandbox').environment ?? {};
+      expect(loadError(resolved(env, sandboxEnv), { asSandbox: true })).toBe('');
+      const refused = loadError(resolved(env, { ...realVars(), COMPOSE_PROFILES: 'sandbox' }), { asSandbox: true });
+      for (const key of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET', 'RAZORPAY_WEBHOOK_SECRET']) expect(refused).toContain(`${key}: not a sandbox value`);
     });
   });
 
@@ -233,7 +274,7 @@ describe('docker-compose.yml', () => {
 
   describe('7. the app environment', () => {
     const required: Env = {
-      DATABASE_URL: 'postgres://payouts:payouts@postgres:5432/payouts',
+      DATABASE_URL: 'postgres://payouts:${POSTGRES_PASSWORD:-}@postgres:5432/payouts',
       TEMPORAL_ADDRESS: 'temporal:7233',
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'payouts',
@@ -257,7 +298,7 @@ describe('docker-compose.yml', () => {
       LOG_LEVEL: '${LOG_LEVEL:-info}',
     };
 
-    it.each(appServices)('%s gets the whole app environment', (name) => {
+    it.each(platformServices)('%s gets the whole app environment', (name) => {
       expect(service(name).environment).toMatchObject(required);
     });
 
@@ -266,8 +307,14 @@ describe('docker-compose.yml', () => {
       expect(composeText).not.toMatch(/rzp_test_|sandbox_secret|sandbox_webhook_secret/);
     });
 
-    it('when nothing is set, then every app service boots with NODE_ENV=production', () => {
-      for (const name of appServices) expect(resolved(service(name).environment ?? {}, {}).NODE_ENV).toBe('production');
+    it('no database password is written in the file: PostgreSQL, Temporal and the app take POSTGRES_PASSWORD', () => {
+      expect(service('postgres').environment?.POSTGRES_PASSWORD).toBe('${POSTGRES_PASSWORD:-}');
+      expect(service('temporal').environment?.POSTGRES_PWD).toBe('${POSTGRES_PASSWORD:-}');
+      expect(sandboxEnv.POSTGRES_PASSWORD).toBeTruthy();
+    });
+
+    it('when nothing is set, then every app process boots with NODE_ENV=production', () => {
+      for (const name of platformServices) expect(resolved(service(name).environment ?? {}, {}).NODE_ENV).toBe('production');
     });
   });
 

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
+// Real secrets must also be strong and an account of our own (test/unit/config.secretPolicy.test.ts).
 const REAL = {
   RAZORPAY_KEY_ID: 'rzp_live_Q8m2xKp0aZ19Lt',
   RAZORPAY_KEY_SECRET: 'Xq3v9LmP2sT8wK1nB7cR4yHd',
-  RAZORPAY_WEBHOOK_SECRET: 'whk-7f3a9c2e51b84d06',
+  RAZORPAY_WEBHOOK_SECRET: 'whk-7f3a9c2e51b84d06e4a1f7c93b2d58a6',
+  RAZORPAY_PLATFORM_ACCOUNT_ID: 'acc_Q8m2xKp0aZ19Lt',
 };
 
 function refusal(env: Record<string, string>, opts: Parameters<typeof loadConfig>[1] = { refuseSampleSecrets: true }): string {

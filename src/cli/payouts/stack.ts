@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { PlainRole } from '../../auth/roles';
+import { writePrivateFile } from '../../devstack/privateFiles';
 
 const key = z.string().min(1);
 export const stackInfoSchema = z.object({
@@ -28,10 +29,7 @@ export function stackFilePath(projectRoot: string): string {
 export async function writeStackFile(projectRoot: string, info: StackInfo): Promise<string> {
   const file = stackFilePath(projectRoot);
   const parsed = stackInfoSchema.parse(info);
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  await fs.promises.writeFile(temporary, `${JSON.stringify(parsed, null, 2)}\n`, { mode: 0o600 });
-  await fs.promises.rename(temporary, file);
+  await writePrivateFile(file, `${JSON.stringify(parsed, null, 2)}\n`);
   return file;
 }
 

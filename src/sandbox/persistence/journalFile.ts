@@ -3,6 +3,7 @@
  * are synchronous: a save is a few kilobytes, and a rewrite writes slices of bounded size. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../../devstack/privateFiles';
 
 const OWNER_ONLY = 0o600;
 
@@ -49,7 +50,7 @@ export class JournalFile {
 const rewritePath = (file: string): string => `${file}.rewrite`;
 
 export function readStateFile(file: string): string | null {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  ensurePrivateDir(path.dirname(file));
   // A rewrite a crash interrupted was never put in place: the file beside it is the state.
   fs.rmSync(rewritePath(file), { force: true });
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
