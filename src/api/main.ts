@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const client = await connectClientWithRetry(config, logger);
   const app = await buildApi(productionDeps(config, db, client).api);
   await app.listen({ port: config.API_PORT, host: config.HTTP_HOST });
-  logger.info({ port: config.API_PORT }, 'API listening');
+  logger.info({ port: config.API_PORT, adminPort: config.ADMIN_PORT ?? null }, 'API listening');
   const stop = async () => { await app.close(); await db.end(); await client.connection.close(); process.exit(0); };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());

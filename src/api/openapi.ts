@@ -99,12 +99,14 @@ export function buildOpenApiDocument(app: FastifyInstance, info: { version: stri
   };
 }
 
-/** GET /openapi.json and the Swagger UI at /docs. Register last: the document is built when the
- * API is ready, from every route registered by then. */
-export async function openApiRoutes(app: FastifyInstance, info: { version: string }): Promise<void> {
+/** GET /openapi.json and the Swagger UI at /docs on `app`, documenting the routes of `documents`
+ * (default: `app` itself; the API's admin port documents the public API). Register last: the
+ * document is built when `documents` is ready, from every route registered by then. */
+export async function openApiRoutes(app: FastifyInstance, info: { version: string; documents?: FastifyInstance }): Promise<void> {
+  const documents = info.documents ?? app;
   const document: JsonSchema = {};
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', documented(publicRoute('docs'), { summary: 'This document (OpenAPI 3.1)', tags: ['docs'] }), async () => document);
-  app.addHook('onReady', async () => { Object.assign(document, buildOpenApiDocument(app, info)); });
+  documents.addHook('onReady', async () => { Object.assign(document, buildOpenApiDocument(documents, info)); });
 }

@@ -4,8 +4,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { logger } from '../logger';
 import type { ApiDeps } from './deps';
 import { installRouteAuth } from '../auth/routeAuth';
+import { installThrottling } from './rateLimit';
 import { apiMetrics } from '../observability/apiMetrics';
-import { openApiRoutes } from './openapi';
+import { operationalRoutes } from './operationalRoutes';
+import { securityHeaders } from './securityHeaders';
 import { version as packageVersion } from '../../package.json';
 import { frameworkErrors, installErrorHandler } from './errors';
 import { healthRoutes } from './routes/health';
@@ -19,20 +21,30 @@ import { statementRoutes } from './routes/statements';
 import { settlementRoutes } from './routes/settlement';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const trustProxy = deps.config.TRUST_PROXY;
   const app = Fastify({
     loggerInstance: logger.child({ component: 'api' }) as FastifyBaseLogger,
-    bodyLimit: 5 * 1024 * 1024,
+    // Per route: the file uploads take API_FILE_BODY_LIMIT_BYTES; the webhook sets its own.
+    bodyLimit: deps.config.API_BODY_LIMIT_BYTES,
     frameworkErrors,
     // Request logs are for debugging (LOG_LEVEL=debug); what happened is logged by the use cases.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.protocol/host/ip believe X-Forwarded-* only from these proxies (off by default); a
+    // hop count trusts that many proxies nearest to us.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
   });
+  // Helmet's headers on every answer, the console's pages and the API's alike.
+  await securityHeaders(app, deps.config);
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installErrorHandler(app);
+  // Before the route auth hook: a throttled client or key id is refused before any key lookup.
+  const throttling = await installThrottling(app, deps.config);
   // Before any route is registered: the onRoute check must see every one of them.
   installRouteAuth(app, deps.db);
-  await apiMetrics(app, deps);
+  const metrics = await apiMetrics(app, deps);
+  metrics.registry.registerMetric(throttling.refusals);
   await app.register(async (scope) => healthRoutes(scope, deps));
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
@@ -44,6 +56,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // The browser console (/console): its own scope for cookies, forms and HTML errors.
   await app.register(async (scope) => consoleRoutes(scope, deps));
   // Last: the document lists every route registered before it.
-  await openApiRoutes(app, { version: packageVersion });
+  await operationalRoutes(app, deps, metrics, packageVersion);
   return app;
 }

@@ -13,6 +13,7 @@ import { CLASSES, REASONS } from '../recon/reasons';
 import { differencePaise, exceptionReferences, exceptionsCsv, listAllExceptions, SEVERITIES } from '../reports/exceptionsCsv';
 import { html, type Html } from './html';
 import { csrfField, page } from './layout';
+import { readFileIntoFieldScript } from './scripts';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
 
 const workflowIdParams = z.object({ workflowId: z.string().regex(/^recon-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}$/, 'not a recon workflow id') });
@@ -157,22 +158,15 @@ ${select('reason', 'Reason', REASONS, filter.reason)}${select('severity', 'Sever
     body: html`${outcome}
 <form method="post" action="/console/bank-statements" aria-label="Upload a bank statement"><fieldset><legend>Upload a statement CSV (utr, amount, value_date, narration)</legend>
 ${csrfField(session)}<input type="hidden" id="fileName" name="fileName">
-<div class="field"><label for="file">Choose a file (read into the box below)</label><input id="file" type="file" accept=".csv,text/csv"></div><br>
+<div class="field"><label for="file">Choose a file (read into the box below)</label><input id="file" type="file" accept=".csv,text/csv" data-read-into="csv" data-name-into="fileName"></div><br>
 <div class="field"><label for="csv">Or paste the CSV</label><textarea id="csv" name="csv" rows="10" cols="110" required spellcheck="false">${csv}</textarea></div><br>
 <button type="submit">Import statement</button></fieldset></form>
-<script>
-// No multipart parser on the server: the browser reads the chosen file into the textarea, which is posted as a form field.
-document.getElementById('file').addEventListener('change', async (event) => {
-  const file = event.target.files[0]; if (!file) return;
-  document.getElementById('csv').value = await file.text();
-  document.getElementById('fileName').value = file.name;
-});
-</script>`,
+${readFileIntoFieldScript}`,
   });
 
   app.get('/console/bank-statements', consoleRoute('finance', 'Console: upload a bank statement'), async (request, reply) => sendPage(reply, bankPage(sessionOf(request), '')));
 
-  app.post('/console/bank-statements', consoleRoute('finance', 'Console: import a bank statement CSV; bad lines listed by line number'), async (request, reply) => {
+  app.post('/console/bank-statements', { ...consoleRoute('finance', 'Console: import a bank statement CSV; bad lines listed by line number'), bodyLimit: deps.config.API_FILE_BODY_LIMIT_BYTES }, async (request, reply) => {
     const session = sessionOf(request);
     const body = bankBody.parse(request.body ?? {});
     // Browsers post a textarea's line ends as CRLF: back to LF, so a file pasted or read here hashes

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../appError';
 import { consoleRoute, sendPage, sessionOf, wantsHtml, type ConsoleAccess, type ConsoleDeps } from './access';
@@ -18,12 +18,14 @@ import { financePages } from './financePages';
 import { opsPages } from './opsPages';
 import { settlementPages } from './settlementPages';
 import { statementPages } from './statementPages';
+import { crossSiteSignIn } from './signInOrigin';
 
 const HTMX = path.join(path.dirname(require.resolve('htmx.org/package.json')), 'dist', 'htmx.min.js');
 const signInBody = z.object({ key: z.string().trim().min(1, 'paste your API key').max(200), person: z.string().trim().max(100).optional() });
 
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  await app.register(formbody, { bodyLimit: 5 * 1024 * 1024 });
+  // The API's body limit; the pages that take a file raise it on their route (API_FILE_BODY_LIMIT_BYTES).
+  await app.register(formbody, { bodyLimit: deps.config.API_BODY_LIMIT_BYTES });
 
   app.addHook('onRoute', (route) => {
     if (!(route.config as { console?: ConsoleAccess } | undefined)?.console) throw new Error(`console route ${String(route.method)} ${route.url} declares no console access`);
@@ -94,17 +96,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
   app.get('/console/sign-in', consoleRoute('anyone', 'Console: the sign-in form'), async (_request, reply) => sendPage(reply, signInPage()));
 
+  // Secure in production (always behind TLS), or when the browser came over HTTPS to us or to a
+  // trusted proxy (TRUST_PROXY: request.protocol reads its X-Forwarded-Proto).
+  const secure = (request: FastifyRequest) => deps.config.NODE_ENV === 'production' || request.protocol === 'https';
+
   app.post('/console/sign-in', consoleRoute('anyone', 'Console: sign in with an API key (sets the session cookie)'), async (request, reply) => {
+    const crossSite = crossSiteSignIn(request.headers, { publicOrigin: deps.config.PUBLIC_URL, host: request.host });
+    if (crossSite) throw new AppError(403, 'cross_site_sign_in', `this sign-in form was posted from another site (${crossSite}); open the console's own sign-in page and sign in there`);
     const parsed = signInBody.safeParse(request.body ?? {});
     const signed = parsed.success ? await signIn(deps.db, parsed.data.key, parsed.data.person || null) : null;
     if (!signed) return sendPage(reply.status(401), signInPage('That API key is unknown, revoked or malformed.'));
-    reply.header('set-cookie', sessionSetCookie(signed.token, { secure: request.protocol === 'https', maxAgeSeconds: SESSION_HOURS * 3600 }));
+    reply.header('set-cookie', sessionSetCookie(signed.token, { secure: secure(request), maxAgeSeconds: SESSION_HOURS * 3600 }));
     return reply.redirect('/console', 303);
   });
 
   app.post('/console/sign-out', consoleRoute('signed-in', 'Console: sign out (ends the session)'), async (request, reply) => {
     await endSession(deps.db, sessionOf(request).token);
-    reply.header('set-cookie', sessionSetCookie('', { secure: request.protocol === 'https', maxAgeSeconds: 0 }));
+    reply.header('set-cookie', sessionSetCookie('', { secure: secure(request), maxAgeSeconds: 0 }));
     return reply.redirect('/console/sign-in', 303);
   });
 

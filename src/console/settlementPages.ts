@@ -24,6 +24,7 @@ import { owedOfflineByVendor, type OwedVendor } from '../settlement/owedByVendor
 import { cancelBatch, listBatches, readBatch, recordLineFailed, recordLinePaid, type BatchListEntry, type SettlementBatchView, type SettlementLineView } from '../settlement/repository';
 import { html, type Html } from './html';
 import { csrfField, page } from './layout';
+import { readFileIntoFieldScript } from './scripts';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
 import type { ConsoleSession } from './session';
 
@@ -190,9 +191,9 @@ ${open && t.open > 0 ? html`<p><a class="button" id="bank-file" href="/console/s
 <tbody>${batch.skipped.length === 0 ? html`<tr><td colspan="4">No vendor was carried forward.</td></tr>` : batch.skipped.map((s) => html`<tr data-vendor-id="${s.vendorId}" data-reason="${s.reason}"><td><code>${s.vendorId}</code></td><td class="num">${s.lines}</td><td class="num">${formatRupees(s.netPaise)}</td><td>${carriedWhy(s.reason, s.netPaise)}</td></tr>`)}</tbody></table>
 ${open ? html`<form method="post" action="/console/settlement/batches/${batch.id}/bank-response" aria-label="Import the bank's response"><fieldset><legend>Import the bank's response file: <code>reference,status,utr,value_date,amount[,reason]</code> — every row or none</legend>
 ${csrfField(session)}<input type="hidden" id="response-name" name="fileName">
-<div class="field"><label for="response-file">Choose the file (read into the box below)</label><input id="response-file" type="file" accept=".csv,text/csv" onchange="const f=this.files[0];if(f){f.text().then((t)=>{document.getElementById('response-csv').value=t;document.getElementById('response-name').value=f.name;});}"></div><br>
+<div class="field"><label for="response-file">Choose the file (read into the box below)</label><input id="response-file" type="file" accept=".csv,text/csv" data-read-into="response-csv" data-name-into="response-name"></div><br>
 <div class="field"><label for="response-csv">Or paste it</label><textarea id="response-csv" name="csv" rows="6" cols="110" required spellcheck="false">${extra.csv}</textarea></div><br>
-<button type="submit">Import the response</button></fieldset></form>` : ''}
+<button type="submit">Import the response</button></fieldset></form>${readFileIntoFieldScript}` : ''}
 ${open && t.paid === 0 ? html`<form method="post" action="/console/settlement/batches/${batch.id}/cancel" aria-label="Cancel the batch"><fieldset><legend>Cancel the batch (nothing is paid yet): its lines return to the open offline ledger</legend>
 ${csrfField(session)}<div class="field"><label for="cancel-reason">Reason</label><input id="cancel-reason" name="reason" required minlength="3" maxlength="500" size="60"></div>
 <div class="field"><button type="submit" class="danger">Cancel batch</button></div></fieldset></form>` : ''}`;
@@ -302,7 +303,7 @@ ${batchTable(batches)}`,
     });
   });
 
-  app.post('/console/settlement/batches/:batchId/bank-response', consoleRoute('finance', "Console: import the bank's response file (every row or none; audited)"), async (request, reply) => {
+  app.post('/console/settlement/batches/:batchId/bank-response', { ...consoleRoute('finance', "Console: import the bank's response file (every row or none; audited)"), bodyLimit: deps.config.API_FILE_BODY_LIMIT_BYTES }, async (request, reply) => {
     const { batchId } = batchParams.parse(request.params);
     const form = responseForm.parse(request.body ?? {});
     return decide(request, reply, batchId, null, async () => {

@@ -10,8 +10,17 @@ interface Input { apiUrl: string; key: string; person: string; shots: string; fi
 /** The settlement scenarios' part of the input (console.settlement.browser.test.ts). */
 interface SettlementInput { vendorIds?: string[]; batchId?: string; line?: string; wrongAmount?: string; utr?: string; badResponse?: string; response?: string; statement?: string }
 
+/** What the browser reported against the Content-Security-Policy, on every page a scenario opened
+ * (each scenario's result carries it: a violation means the CSP broke part of a page). */
+const cspViolations: string[] = [];
+async function watchCsp(page: Page): Promise<Page> {
+  page.on('console', (m) => { if (/Content Security Policy|securitypolicyviolation/i.test(m.text())) cspViolations.push(`${page.url()}: ${m.text()}`); });
+  await page.evaluateOnNewDocument(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`securitypolicyviolation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`)));
+  return page;
+}
+
 async function signedIn(browser: Browser, input: Input): Promise<{ page: Page; landed: string }> {
-  const page = await (await browser.createBrowserContext()).newPage();
+  const page = await watchCsp(await (await browser.createBrowserContext()).newPage());
   await page.goto(`${input.apiUrl}/console`);
   if (new URL(page.url()).pathname !== '/console/sign-in') throw new Error(`not sent to sign in: ${page.url()}`);
   await page.type('#key', input.key);
@@ -240,7 +249,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
       unlabeled.push(...await page.$$eval('input:not([type=hidden]), select, textarea', (els) => els.filter((e) => !e.id || !document.querySelector(`label[for="${e.id}"]`)).map((e) => e.outerHTML)));
     }
     await shot(input, page, 'console-mark-paid-confirm');
-    const signIn = await (await browser.createBrowserContext()).newPage();
+    const signIn = await watchCsp(await (await browser.createBrowserContext()).newPage());
     await signIn.goto(`${input.apiUrl}/console/sign-in`);
     const focusedOnLoad = await signIn.evaluate(() => document.activeElement?.id);
     await shot(input, signIn, 'console-sign-in');
@@ -255,13 +264,15 @@ async function main(): Promise<void> {
   for await (const chunk of process.stdin) stdin += chunk;
   const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1366, height: 768 } });
   try {
-    process.stdout.write(`${JSON.stringify({ result: await scenario(browser, JSON.parse(stdin) as Input) })}\n`);
+    const result = await scenario(browser, JSON.parse(stdin) as Input) as Record<string, unknown>;
+    process.stdout.write(`${JSON.stringify({ result: { ...result, cspViolations } })}\n`);
   } finally {
     await browser.close();
   }
 }
 
 main().catch((err: unknown) => {
-  process.stdout.write(`${JSON.stringify({ error: String((err as Error)?.stack ?? err) })}\n`);
+  const csp = cspViolations.length ? `\nthe CSP blocked part of a page:\n${cspViolations.join('\n')}` : '';
+  process.stdout.write(`${JSON.stringify({ error: `${String((err as Error)?.stack ?? err)}${csp}` })}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 /** Drives the console in Debian's headless Chromium for the browser tests: each scenario of
  * console.driver.mts runs in a node child (puppeteer-core is an ES module jest cannot load) and
- * answers what it saw as one JSON line. Screenshots go to .data/screenshots/. */
+ * answers what it saw as one JSON line. Screenshots go to .data/screenshots/. A scenario whose
+ * pages reported a Content-Security-Policy violation fails, naming them. */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AuthHeader } from '../support/apiKeys';
@@ -16,8 +17,9 @@ export function inBrowser(scenario: string, input: Record<string, unknown>): Pro
       { cwd: ROOT, timeout: 110_000, maxBuffer: 20 * 1024 * 1024 }, (err, stdout, stderr) => {
         const last = stdout.trim().split('\n').pop() ?? '';
         try {
-          const parsed = JSON.parse(last) as { result?: unknown; error?: string };
+          const parsed = JSON.parse(last) as { result?: { cspViolations?: string[] }; error?: string };
           if (parsed.error) reject(new Error(`${scenario} failed in the browser: ${parsed.error}`));
+          else if (parsed.result?.cspViolations?.length) reject(new Error(`${scenario}: the CSP blocked part of a page:\n${parsed.result.cspViolations.join('\n')}`));
           else resolve(parsed.result);
         } catch {
           reject(new Error(`${scenario}: no JSON from the driver (${err?.message}): ${stdout.slice(-2000)} ${stderr.slice(-2000)}`));

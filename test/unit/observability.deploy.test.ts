@@ -64,11 +64,15 @@ describe('alerts.yml', () => {
 describe('prometheus.yml', () => {
   interface Scrape { job_name: string; metrics_path?: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] }
   const config = yaml<{ rule_files: string[]; scrape_configs: Scrape[] }>('deploy/prometheus/prometheus.yml');
-  const compose = yaml<{ services: Record<string, { environment?: Record<string, unknown>; volumes?: string[] }> }>('docker-compose.yml');
+  const compose = yaml<{ services: Record<string, { environment?: Record<string, unknown>; volumes?: string[]; ports?: string[] }> }>('docker-compose.yml');
   const job = (name: string) => config.scrape_configs.find((s) => s.job_name === name);
 
-  test('when read, then it scrapes /metrics of every API and worker replica by their compose service names and ports', () => {
-    expect(job('payouts-api')).toMatchObject({ metrics_path: '/metrics', dns_sd_configs: [{ names: ['api'], type: 'A', port: Number(compose.services.api?.environment?.API_PORT) }] });
+  test('when read, then it scrapes /metrics of every API and worker replica by their compose service names and ports (the API\'s admin port, never published)', () => {
+    const api = compose.services.api;
+    expect(api?.environment?.ADMIN_PORT).toBeDefined();
+    expect(api?.environment?.ADMIN_PORT).not.toBe(api?.environment?.API_PORT);
+    expect((api?.ports ?? []).filter((p) => p.endsWith(`:${String(api?.environment?.ADMIN_PORT)}`))).toEqual([]);
+    expect(job('payouts-api')).toMatchObject({ metrics_path: '/metrics', dns_sd_configs: [{ names: ['api'], type: 'A', port: Number(api?.environment?.ADMIN_PORT) }] });
     expect(job('payouts-worker')).toMatchObject({ metrics_path: '/metrics', dns_sd_configs: [{ names: ['worker'], type: 'A', port: Number(compose.services.worker?.environment?.WORKER_HEALTH_PORT) }] });
   });
 
