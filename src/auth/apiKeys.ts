@@ -77,6 +77,12 @@ export interface Principal {
   roles: Role[];
 }
 
+/** The key id a presented key names, whether or not its secret is right (null when malformed):
+ * what failed authentications are counted by before any lookup (src/api/rateLimit.ts). */
+export function presentedKeyId(presented: string): string | null {
+  return KEY_PATTERN.exec(presented.trim())?.[1] ?? null;
+}
+
 /** The principal behind a presented key, or null (malformed, unknown, revoked or wrong secret). */
 export async function authenticateApiKey(db: Pick<Db, 'query'>, presented: string): Promise<Principal | null> {
   const match = KEY_PATTERN.exec(presented);

@@ -10,7 +10,7 @@ import { satisfies, type RoleRequirement } from './roles';
 export type RouteAuth =
   | { roles: readonly RoleRequirement[] }
   // 'metrics': Prometheus scrapes without credentials; /metrics carries counts, aggregate amounts
-  // and ages, no id, secret or personal data (src/observability/apiMetrics.ts).
+  // and ages, no id, secret or personal data; with ADMIN_PORT only there (src/api/operationalRoutes.ts).
   // 'console-session': the browser console (/console) presents no API key per request but a session
   // cookie from signing in with one; src/console/session.ts checks it, re-checks the key and the
   // page's role on every request (the route's `config.console`), and CSRF on every POST.
@@ -32,7 +32,8 @@ export const publicRoute = (why: Extract<RouteAuth, { public: unknown }>['public
 
 const REALM = 'Bearer realm="payouts"';
 
-function bearer(request: FastifyRequest): string | null {
+/** The API key a request presents (`Authorization: Bearer …`), if any. */
+export function bearer(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string' || !header.startsWith('Bearer ')) return null;
   return header.slice(7).trim() || null;

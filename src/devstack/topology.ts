@@ -24,10 +24,12 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal as proto } from '@temporalio/proto';
 import { configSchema } from '../config/config';
+import { LOAD_RUN_LIMITS } from '../api/rateLimit';
 import type { OrderView } from '../moneyin/orderView';
 import type { FaultRule, LinkedAccountStatus, SandboxControl, WebhookFault } from '../sandbox/control';
 import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
 import { freePort } from './ports';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './privateFiles';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './postgres';
 import { installTemporalCli, SEARCH_ATTRIBUTES, startTemporalDevServer, type RunningTemporal } from './temporal';
 import { runNodeProcess, startNodeProcess, waitForHttp200, type ManagedProcess, type ProcessExit } from './topologyProcesses';
@@ -56,6 +58,7 @@ export const TOPOLOGY_TUNING: Readonly<Record<string, string>> = {
   PAYOUT_RESOLVER_RETRY_MS: '300',
   PAYOUT_SETTLEMENT_POLL_MS: '300',
   PAYOUT_RETRY_BACKOFF_MS: '200',
+  ...LOAD_RUN_LIMITS,
 };
 
 /** Keys the topology sets per process itself; `env` cannot override them. */
@@ -182,7 +185,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
   const stamp = timestamp();
   const suffix = randomBytes(3).toString('hex');
   const stateDir = path.resolve(opts.stateDir ?? path.join(PROJECT_ROOT, '.data', 'topology', `${stamp}-${suffix}`));
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o755 });
+  ensurePrivateDir(stateDir);
   const taskQueue = opts.taskQueue ?? `topology-${suffix}`;
   const databaseName = opts.databaseName ?? `topology_${stamp.replace('-', '_')}_${suffix}`;
   const extraEnv = withoutOwnedKeys(opts.env);
@@ -207,7 +210,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     if (opts.signal?.aborted) throw new Error('topology start-up aborted');
   };
   const fileLog = (name: string) => {
-    const stream = fs.createWriteStream(path.join(stateDir, `${name}.log`), { flags: 'a' });
+    const stream = fs.createWriteStream(path.join(stateDir, `${name}.log`), { flags: 'a', mode: PRIVATE_FILE_MODE });
     stops.push({ phase: 3, what: `${name} log`, stop: () => new Promise((r) => stream.end(r)) });
     return (line: string) => { if (!stream.writableEnded) stream.write(`${line}\n`); };
   };

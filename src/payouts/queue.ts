@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { payoutWorkflowId } from '../contracts/payout';
 import type { Db } from '../db/pool';
+import { keysetCursorSchema } from '../db/keysetCursor';
 import { formatRupees } from '../domain/money';
 import { explainPayoutCode } from './reasons';
 
@@ -21,7 +22,7 @@ export const queueFilterSchema = z.object({
   }).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** The `next` of the previous page. */
-  after: z.string().regex(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z\|[0-9a-f-]{36}$/, 'the next cursor of the previous page').optional(),
+  after: keysetCursorSchema.optional(),
 }).strict();
 export type QueueFilter = z.infer<typeof queueFilterSchema>;
 
@@ -48,7 +49,6 @@ interface Row {
 }
 
 export async function listHumanQueue(db: Pick<Db, 'query'>, filter: QueueFilter, links: { temporalUiUrl: string; namespace: string }): Promise<{ items: QueueItem[]; next: string | null }> {
-  const [afterAt, afterId] = filter.after ? filter.after.split('|') : [null, null];
   const { rows } = await db.query<Row>(
     `SELECT p.order_id, p.id, p.vendor_id, p.linked_account_id, p.status, p.amount_paise, p.last_code, p.updated_at, p.attempts,
             floor(extract(epoch FROM now() - p.updated_at))::int8 AS age_seconds,
@@ -63,7 +63,7 @@ export async function listHumanQueue(db: Pick<Db, 'query'>, filter: QueueFilter,
        AND ($5::timestamptz IS NULL OR (p.updated_at, p.id) > ($5::timestamptz, $6::uuid))
      ORDER BY p.updated_at, p.id
      LIMIT $7`,
-    [filter.status ? [filter.status] : ['parked', 'review'], filter.vendorId ?? null, filter.reason ?? null, filter.olderThan ?? null, afterAt, afterId, filter.limit],
+    [filter.status ? [filter.status] : ['parked', 'review'], filter.vendorId ?? null, filter.reason ?? null, filter.olderThan ?? null, filter.after?.at ?? null, filter.after?.id ?? null, filter.limit],
   );
   const items = rows.map((r): QueueItem => {
     const workflowId = payoutWorkflowId(r.order_id);

@@ -59,7 +59,7 @@ export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Pr
     return result.exception;
   });
 
-  app.post('/finance/bank-statements', documented(requires('finance'), { summary: 'Import a bank statement CSV (text/csv, or JSON { fileName, csv }); bad lines are listed and nothing is imported', tags: ['finance'], body: bankJsonBody, bodyTypes: ['text/csv', 'application/json'], success: 201 }), async (request, reply) => {
+  app.post('/finance/bank-statements', { ...documented(requires('finance'), { summary: 'Import a bank statement CSV (text/csv, or JSON { fileName, csv }); bad lines are listed and nothing is imported', tags: ['finance'], body: bankJsonBody, bodyTypes: ['text/csv', 'application/json'], success: 201 }), bodyLimit: deps.config.API_FILE_BODY_LIMIT_BYTES }, async (request, reply) => {
     const body = typeof request.body === 'string' ? { csv: request.body, fileName: undefined } : bankJsonBody.parse(request.body ?? {});
     const result = await importBankStatement(deps.db, { text: body.csv, fileName: body.fileName, actor: auditActor(request) });
     if (!result.ok) throw new AppError(400, 'invalid_bank_statement', 'the bank statement has bad lines; nothing was imported', { problems: result.problems });

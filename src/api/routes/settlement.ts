@@ -80,7 +80,7 @@ export async function settlementRoutes(app: FastifyInstance, deps: ApiDeps): Pro
     return result;
   });
 
-  app.post('/finance/settlement/bank-responses', documented(requires('finance'), { summary: "Import the bank's response file (text/csv, or JSON { fileName, csv }): reference,status,utr,value_date,amount[,reason]; all rows or none", tags: ['finance'], body: responseJsonBody, bodyTypes: ['text/csv', 'application/json'] }), async (request) => {
+  app.post('/finance/settlement/bank-responses', { ...documented(requires('finance'), { summary: "Import the bank's response file (text/csv, or JSON { fileName, csv }): reference,status,utr,value_date,amount[,reason]; all rows or none", tags: ['finance'], body: responseJsonBody, bodyTypes: ['text/csv', 'application/json'] }), bodyLimit: deps.config.API_FILE_BODY_LIMIT_BYTES }, async (request) => {
     const body = typeof request.body === 'string' ? { csv: request.body, fileName: undefined } : responseJsonBody.parse(request.body ?? {});
     const results = await importResponseFile(deps, body, auditActor(request));
     await tellRun(deps, results.map((r) => r.batchId));
