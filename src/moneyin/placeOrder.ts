@@ -6,16 +6,17 @@ import { z } from 'zod';
 import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
 import { paiseSchema } from '../domain/schemas';
-import { PAYMENT_METHODS, type PaymentMethod } from '../domain/routing';
+import { PAYMENT_METHODS } from '../domain/routing';
 import { runAfterCommit, type AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
+import { employeeWalletForOrder } from './employees';
 import { ensureGatewayOrder } from './gatewayOrders';
 import { newOrderId } from './ids';
 import { markPaid, startPayoutAfterCommit, type PaidVia } from './markPaid';
 import { onlineCollectionFor, priceOrder, type OnlineCollection, type PricedOrder } from './orderRules';
 import { orderView, type OrderView } from './orderView';
 import { pairTermsOrFail } from './referenceData';
-import { debitWallet } from './wallets';
+import { debitWallet, type WalletOwner } from './wallets';
 
 const entityId = z.string().trim().min(1).max(64);
 
@@ -48,6 +49,8 @@ interface Recorded { orderId: string; created: boolean; afterCommit: AfterCommit
 
 async function recordOrder(tx: Tx, deps: MoneyInDeps, req: PlaceOrderRequest): Promise<Recorded> {
   const terms = await pairTermsOrFail(tx, req.employerId, req.vendorId);
+  // Before anything is written: the employee's wallet pays only their own employer's orders.
+  const employeeWallet = req.paymentMethod === 'wallet' ? await employeeWalletForOrder(tx, req.employerId, req.employeeId) : null;
   const priced = priceOrder(req, terms.commissionBps);
   if (priced === 'shares_do_not_add_up') {
     throw new AppError(400, 'shares_do_not_add_up', `subsidy ${req.subsidyPaise} + customer share ${req.customerSharePaise} must equal total ${req.totalPaise}`);
@@ -69,15 +72,16 @@ async function recordOrder(tx: Tx, deps: MoneyInDeps, req: PlaceOrderRequest): P
   if (inserted.rowCount === 0) return { orderId: await sameOrderOrFail(tx, req), created: false, afterCommit: [] };
 
   if (priced.subsidyPaise > 0) await debitWallet(tx, { ownerKind: 'employer', ownerId: req.employerId }, priced.subsidyPaise, orderId);
-  const paidAtOnce = await payNowIfNoCheckout(tx, req.paymentMethod, collection, priced, req.employeeId, orderId);
+  const paidAtOnce = await payNowIfNoCheckout(tx, employeeWallet, collection, priced, orderId);
   const afterCommit = paidAtOnce ? startPayoutAfterCommit(orderId, await markPaid(tx, orderId, { via: paidAtOnce }), deps.payoutStarter, deps.db) : [];
   return { orderId, created: true, afterCommit };
 }
 
-/** A wallet order is paid by its debit; an online order with nothing to collect is paid already. */
-async function payNowIfNoCheckout(tx: Tx, method: PaymentMethod, collection: Collection, priced: PricedOrder, employeeId: string, orderId: string): Promise<PaidVia | null> {
-  if (method === 'wallet') {
-    if (priced.customerSharePaise > 0) await debitWallet(tx, { ownerKind: 'employee', ownerId: employeeId }, priced.customerSharePaise, orderId);
+/** A wallet order (its employee's wallet, checked) is paid by its debit; an online order with
+ * nothing to collect is paid already. */
+async function payNowIfNoCheckout(tx: Tx, employeeWallet: WalletOwner | null, collection: Collection, priced: PricedOrder, orderId: string): Promise<PaidVia | null> {
+  if (employeeWallet) {
+    if (priced.customerSharePaise > 0) await debitWallet(tx, employeeWallet, priced.customerSharePaise, orderId);
     return 'wallet';
   }
   return collection.kind === 'nothing_to_collect' ? 'nothing_to_collect' : null;

@@ -5,6 +5,7 @@ import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';
+import { registeredEmployeeOrFail } from './employees';
 import { ensureGatewayOrder } from './gatewayOrders';
 import { newTopupId } from './ids';
 import { creditWallet, ensureWallet, type WalletOwner } from './wallets';
@@ -18,6 +19,8 @@ export async function createTopup(deps: MoneyInDeps, req: WalletOwner & { amount
     if (req.ownerKind === 'employer') {
       const { rowCount } = await tx.query('SELECT 1 FROM employers WHERE id = $1', [req.ownerId]);
       if (!rowCount) throw new AppError(422, 'unknown_employer', `employer ${req.ownerId} does not exist`);
+    } else {
+      await registeredEmployeeOrFail(tx, req.ownerId);
     }
     await ensureWallet(tx, req);
     const inserted = await tx.query<{ id: string }>(

@@ -1,12 +1,11 @@
-/** GET /metrics on the API, and the webhook route's numbers: how long each reply took, by status
- * class, and how many were duplicates. Called on the root instance before the routes are
+/** The API's metrics, and the webhook route's numbers: how long each reply took, by status
+ * class, how many were duplicates and how many were set aside (by reason). Called on the root instance before the routes are
  * registered: Fastify copies the root's hooks into each route scope when it is created, so hooks
- * added after the routes would never see the webhook. */
+ * added after the routes would never see the webhook. /metrics is src/api/operationalRoutes.ts. */
 import type { FastifyInstance } from 'fastify';
-import { publicRoute } from '../auth/routeAuth';
-import { documented } from '../api/openapi';
 import type { ApiDeps } from '../api/deps';
 import { SCHEDULE_IDS } from '../wiring';
+import { SET_ASIDE_REASONS, type SetAsideReason } from '../webhooks/quarantine';
 import { createPayoutMetrics, webhookMetrics, type PayoutMetrics } from './metrics';
 
 const WEBHOOK_URL = '/webhooks/razorpay';
@@ -15,34 +14,28 @@ export async function apiMetrics(app: FastifyInstance, deps: Pick<ApiDeps, 'db' 
   const metrics = createPayoutMetrics({ db: deps.db, temporal: deps.temporal, scheduleIds: SCHEDULE_IDS });
   const webhooks = webhookMetrics(metrics.registry);
 
-  // The webhook answers `{ status: 'ok', eventId, event, duplicate, … }`; only a 2xx can be one.
+  // The webhook answers `{ status: 'ok', eventId, event, duplicate, setAside?, … }`; only a 2xx can be one.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.url === WEBHOOK_URL && reply.statusCode < 300 && typeof payload === 'string' && payload.includes('"duplicate":true')) {
-      if (isDuplicateReceipt(payload)) webhooks.duplicate();
+    if (request.routeOptions.url === WEBHOOK_URL && reply.statusCode < 300 && typeof payload === 'string') {
+      const receipt = payload.includes('"duplicate":true') || payload.includes('"setAside":') ? readReceipt(payload) : {};
+      if (receipt.duplicate === true) webhooks.duplicate();
+      // A redelivery of an event already set aside is counted once, as a duplicate.
+      else if (isSetAsideReason(receipt.setAside)) webhooks.setAside(receipt.setAside);
     }
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url === WEBHOOK_URL) webhooks.replied(reply.statusCode, reply.elapsedTime / 1000);
   });
-
-  // Public, as Prometheus scrapes: the text holds counts, amounts in aggregate, ages and the state of
-  // the kill switch and the Schedules, never an id, a secret or personal data. Where the API port
-  // faces the internet, route only the webhook and /v1 paths through the edge.
-  app.get('/metrics', documented(publicRoute('metrics'), {
-    summary: 'Prometheus metrics: payouts by status, ages, attempt outcomes, webhooks, recon exceptions, the kill switch, Schedules',
-    tags: ['observability'],
-  }), async (_request, reply) => {
-    const text = await metrics.render();
-    return reply.type(metrics.contentType).send(text);
-  });
   return metrics;
 }
 
-function isDuplicateReceipt(payload: string): boolean {
+function readReceipt(payload: string): { duplicate?: unknown; setAside?: unknown } {
   try {
-    return (JSON.parse(payload) as { duplicate?: unknown }).duplicate === true;
+    return JSON.parse(payload) as { duplicate?: unknown; setAside?: unknown };
   } catch {
-    return false;
+    return {};
   }
 }
+
+const isSetAsideReason = (value: unknown): value is SetAsideReason => (SET_ASIDE_REASONS as readonly unknown[]).includes(value);

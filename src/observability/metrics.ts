@@ -15,6 +15,7 @@ import type { Db } from '../db/pool';
 import { PAYOUT_ATTEMPT_OUTCOMES } from '../payouts/repository';
 import { isTerminal } from '../payouts/stateMachine';
 import { CLASSES, REASONS } from '../recon/reasons';
+import { SET_ASIDE_REASONS, type SetAsideReason } from '../webhooks/quarantine';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 /** A request went out and was answered (or not): what "transfers sent" counts. */
@@ -296,6 +297,8 @@ export interface WebhookMetrics {
   replied(statusCode: number, seconds: number): void;
   /** One event that had already been processed (answered 2xx with `duplicate: true`). */
   duplicate(): void;
+  /** One signed event answered 2xx but not applied, and why (src/webhooks/quarantine.ts). */
+  setAside(reason: SetAsideReason): void;
 }
 
 export function webhookMetrics(registry: Registry): WebhookMetrics {
@@ -304,10 +307,16 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     labelNames: ['status_class'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
   });
   const duplicates = new Counter({ name: 'payouts_webhook_duplicates_total', help: 'Webhooks whose event id had already been processed (acknowledged, nothing done)', registers: [registry] });
+  const setAside = new Counter({
+    name: 'payouts_webhook_set_aside_total', help: 'Signed webhooks answered 2xx but not applied: refused by our schema (quarantined) or outside the replay window, by reason',
+    labelNames: ['reason'], registers: [registry],
+  });
   // Series exist from the start, so rate() and alerts see a 0 before the first webhook.
   for (const statusClass of ['2xx', '4xx', '5xx']) reply.zero({ status_class: statusClass });
+  for (const reason of SET_ASIDE_REASONS) setAside.inc({ reason }, 0);
   return {
     replied(statusCode, seconds) { reply.observe({ status_class: `${Math.floor(statusCode / 100)}xx` }, seconds); },
     duplicate() { duplicates.inc(); },
+    setAside(reason) { setAside.inc({ reason }); },
   };
 }

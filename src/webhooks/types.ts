@@ -1,6 +1,6 @@
 /** What a webhook effect is: it runs inside the transaction that records the event id (so a
- * duplicate delivery changes nothing), parses its payload with zod (a bad payload throws, the
- * transaction rolls back, the sender gets a 400), and returns the steps to run after the commit.
+ * duplicate delivery changes nothing), parses its payload with zod (a bad payload throws a ZodError,
+ * the transaction rolls back, the event is set aside in quarantined_webhooks and answered 2xx), and returns the steps to run after the commit.
  * Capabilities (moneyin, payouts, recon) export effects of this type; src/webhooks composes them. */
 import type { Client } from '@temporalio/client';
 import type { Tx } from '../db/pool';

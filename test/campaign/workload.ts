@@ -123,6 +123,9 @@ export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: st
   const employees = new Map<string, number>();
   for (const o of plan.orders.filter((x) => x.paymentMethod === 'wallet')) employees.set(o.employeeId, (employees.get(o.employeeId) ?? 0) + o.totalPaise - o.subsidyPaise);
   for (const [employeeId, need] of employees) {
+    // Registered with the employer of their wallet orders first: only then does the wallet take a top-up and pay (issue 21 item 10).
+    const employer = employers[plan.orders.find((o) => o.paymentMethod === 'wallet' && o.employeeId === employeeId)!.employer];
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/employers/${employer}/employees/${employeeId}`);
     const { body } = await callRetrying(t, 'ordering', 'POST', `/v1/wallets/employee/${employeeId}/top-ups`, { amountPaise: need + 10_000, clientReference: `campaign-${tag}-${employeeId}` });
     await t.sandbox.payOrder(body.checkout.orderId);
   }

@@ -1,6 +1,7 @@
 /** Money in through real HTTP, real PostgreSQL and the Razorpay sandbox delivering signed webhooks. */
+import { randomUUID } from 'node:crypto';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
-import { admin, eventually, http, ops, payoutStartsOf, vendorKey, postWebhook, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { admin, eventually, http, ops, payoutStartsOf, vendorKey, postWebhook, registerEmployee, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 const EMPLOYER = 'emp_acme';
 const VENDOR = 'ven_dosa';
@@ -13,6 +14,8 @@ describe('money in: orders, checkout, webhooks', () => {
     h = await startMoneyInHarness();
     ({ linkedAccountId } = (await seedPair(h, { employerId: EMPLOYER, vendorId: VENDOR, commissionBps: 1_900 })) as { linkedAccountId: string });
     await topUp(h, 'employer', EMPLOYER, 5_000_000);
+    // Employee wallets take top-ups and pay wallet orders only for their own employer (issue 21 item 10).
+    for (const employeeId of ['emp-42', 'emp-wallet-1', 'emp-wallet-2']) await registerEmployee(h, EMPLOYER, employeeId);
   });
 
   afterAll(async () => {
@@ -377,12 +380,24 @@ describe('money in: orders, checkout, webhooks', () => {
       ['one changed byte', () => postWebhook(h, validBody.replace('"amount":100', '"amount":900'), { eventId: validEventId, signature: hmacSha256Hex(validBody, h.config.RAZORPAY_WEBHOOK_SECRET) }), 401, 'invalid_signature'],
       ['a missing signature header', () => postWebhook(h, validBody, { eventId: validEventId, signature: null }), 401, 'invalid_signature'],
       ['malformed JSON', () => postWebhook(h, validBody.slice(0, -2), { eventId: validEventId }), 400, 'malformed_json'],
-      // An unknown but well-formed event name is acknowledged (webhooks.acknowledge.test.ts); a name that is not one is not an event.
-      ['an ill-formed event name', () => postWebhook(h, validBody.replace('"event":"payment.captured"', '"event":"Payment Captured"'), { eventId: validEventId }), 400, 'invalid_envelope'],
-      ['a negative amount', () => postWebhook(h, withPayment((p) => { p.amount = -100; }), { eventId: validEventId }), 400, 'invalid_request'],
-      ['a non-integer amount', () => postWebhook(h, withPayment((p) => { p.amount = 100.5; }), { eventId: validEventId }), 400, 'invalid_request'],
       ['a missing event id', () => postWebhook(h, validBody, { eventId: '' }), 400, 'missing_event_id'],
     ];
+    // Signed, but refused by our schema: quarantined and answered 2xx (webhooks.quarantine.test.ts).
+    // An unknown but well-formed event name is acknowledged (webhooks.acknowledge.test.ts); a name that is not one is not an event.
+    const quarantinedCases: Array<[string, () => string]> = [
+      ['an ill-formed event name', () => validBody.replace('"event":"payment.captured"', '"event":"Payment Captured"')],
+      ['a negative amount', () => withPayment((p) => { p.amount = -100; })],
+      ['a non-integer amount', () => withPayment((p) => { p.amount = 100.5; })],
+    ];
+
+    test.each(quarantinedCases)('when a signed webhook has %s, then it is quarantined (2xx) and nothing else is written', async (_name, body) => {
+      const before = await snapshot(h.db);
+      const eventId = `evt_${randomUUID()}`;
+      const answer = await postWebhook(h, body(), { eventId });
+      expect([answer.status, answer.body.setAside]).toEqual([200, 'schema_refused']);
+      expect(await snapshot(h.db)).toEqual(before);
+      expect((await h.db.query('SELECT reason FROM quarantined_webhooks WHERE event_id = $1', [eventId])).rows).toEqual([{ reason: 'schema_refused' }]);
+    });
 
     test.each(webhookCases)('when a webhook has %s, then it is refused and nothing is written', async (_name, send, status, code) => {
       const before = await snapshot(h.db);

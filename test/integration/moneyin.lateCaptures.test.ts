@@ -1,7 +1,7 @@
 /** Captures that come late or twice: a second capture on a paid order or credited top-up, the
  * capture time a settlement day is counted from, and a checkout callback on a cancelled order. */
 import { hmacSha256Hex } from '../../src/gateway/signatures';
-import { eventually, http, ops, startHarnessWithPair, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { eventually, http, ops, registerEmployee, startHarnessWithPair, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 const EMPLOYER = 'emp_late';
 const VENDOR = 'ven_late';
@@ -11,6 +11,7 @@ describe('money in: late and duplicate captures', () => {
 
   beforeAll(async () => {
     h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR });
+    await registerEmployee(h, EMPLOYER, 'emp-late-wallet');
   });
 
   afterAll(async () => {

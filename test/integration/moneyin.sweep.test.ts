@@ -5,7 +5,7 @@ import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookS
 import { ensureMissedWebhookSchedule } from '../../src/moneyin/schedule';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { http, postWebhook, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { http, postWebhook, registerEmployee, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 describe('money in: the missed-webhook sweep', () => {
   let h: MoneyInHarness;
@@ -16,6 +16,7 @@ describe('money in: the missed-webhook sweep', () => {
     temporal = await startTestWorker({ db: h.db, config: h.config, gateway: h.gateway });
     await seedPair(h, { employerId: 'emp_sweep', vendorId: 'ven_sweep', commissionBps: 1_900 });
     await topUp(h, 'employer', 'emp_sweep', 100_000);
+    await registerEmployee(h, 'emp_sweep', 'e-sweep');
   });
 
   afterAll(async () => {

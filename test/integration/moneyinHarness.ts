@@ -96,6 +96,12 @@ export async function seedPair(h: MoneyInHarness, p: { employerId: string; vendo
   return { linkedAccountId };
 }
 
+/** Registers an employee with their employer (admin): needed before their wallet takes a top-up or pays a wallet order. */
+export async function registerEmployee(h: MoneyInHarness, employerId: string, employeeId: string): Promise<void> {
+  const res = await http(h, 'PUT', `/v1/admin/employers/${employerId}/employees/${employeeId}`, undefined, admin(h));
+  expect([employeeId, res.status < 300]).toEqual([employeeId, true]);
+}
+
 /** Tops a wallet up through the real flow: top-up order, sandbox checkout, webhook credit. */
 export async function topUp(h: MoneyInHarness, ownerKind: 'employer' | 'employee', ownerId: string, amountPaise: number): Promise<string> {
   const res = await http(h, 'POST', `/v1/wallets/${ownerKind}/${ownerId}/top-ups`, { amountPaise });
@@ -110,7 +116,7 @@ export async function walletBalance(h: MoneyInHarness, ownerKind: string, ownerI
   return rows[0]?.balance_paise ?? 0;
 }
 
-const MONEY_IN_TABLES = ['orders', 'payments', 'refunds', 'processed_events', 'payouts', 'wallets', 'wallet_entries', 'wallet_topups', 'offline_ledger', 'vendor_obligations', 'split_transfers'];
+const MONEY_IN_TABLES = ['orders', 'payments', 'refunds', 'processed_events', 'payouts', 'wallets', 'wallet_entries', 'wallet_topups', 'offline_ledger', 'vendor_obligations', 'split_transfers', 'employees'];
 
 /** Every row of every table money in writes, for before/after comparisons. */
 export async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
@@ -138,9 +144,13 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
 let counter = 0;
 export const uniqueRef = (prefix: string): string => `${prefix}-${Date.now()}-${++counter}`;
 
+/** For a test that moves the sandbox's clock by days or months: its events carry that time, so the
+ * app's replay window (24 h, 5 min ahead) is widened to the sandbox's calendar. */
+export const SANDBOX_CLOCK_MOVES: Partial<Config> = { RAZORPAY_WEBHOOK_MAX_AGE_SECONDS: 366 * 86_400, RAZORPAY_WEBHOOK_CLOCK_SKEW_SECONDS: 31 * 86_400 };
+
 /** A harness with one employer–vendor pair (19% commission unless told) and a topped-up employer wallet. */
-export async function startHarnessWithPair(p: { employerId: string; vendorId: string; commissionBps?: number; walletPaise?: number }): Promise<MoneyInHarness> {
-  const h = await startMoneyInHarness();
+export async function startHarnessWithPair(p: { employerId: string; vendorId: string; commissionBps?: number; walletPaise?: number; config?: Partial<Config> }): Promise<MoneyInHarness> {
+  const h = await startMoneyInHarness({ config: p.config });
   await seedPair(h, { employerId: p.employerId, vendorId: p.vendorId, commissionBps: p.commissionBps ?? 1_900 });
   await topUp(h, 'employer', p.employerId, p.walletPaise ?? 1_000_000);
   return h;

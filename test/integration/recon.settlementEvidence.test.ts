@@ -12,7 +12,7 @@ import { importBankStatement } from '../../src/recon/bankStatementImport';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
 import { reconWorkflow } from '../../src/workflows/recon';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
-import { eventually, http, postWebhook, startHarnessWithPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { eventually, http, postWebhook, SANDBOX_CLOCK_MOVES, startHarnessWithPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 
 const EMPLOYER = 'emp_setl';
 const VENDOR = 'ven_setl';
@@ -25,7 +25,8 @@ describe('recon: settlement.processed is settlement evidence', () => {
   let config: Config;
 
   beforeAll(async () => {
-    h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR });
+    // Orders are paid on September days of the sandbox's calendar: their events carry those days.
+    h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR, config: SANDBOX_CLOCK_MOVES });
     config = { ...h.config, BANK_HOLIDAYS: [] };
     temporal = await startTestWorker({ db: h.db, gateway: h.gateway, config });
   });

@@ -125,6 +125,9 @@ describe('refunds: idempotent, retried with backoff, and never silently rejected
     const { orphan, refundId } = await unansweredOrphanRefund(16_000);
     // Our receipt was taken by a refund made by hand on another payment, a wallet top-up's (receipts are
     // unique across the merchant); its refund webhook, when it comes, matches none of ours.
+    // Only a registered employee's wallet takes a top-up (issue 21 item 10).
+    expect((await call(s.apiUrl, 'POST', '/v1/admin/employers', { id: 'emp_receipt_elsewhere', name: 'Receipt elsewhere' }, s.keys.admin)).status).toBeLessThan(300);
+    expect((await call(s.apiUrl, 'PUT', '/v1/admin/employers/emp_receipt_elsewhere/employees/e-receipt-elsewhere', undefined, s.keys.admin)).status).toBeLessThan(300);
     const topup = await call(s.apiUrl, 'POST', '/v1/wallets/employee/e-receipt-elsewhere/top-ups', { amountPaise: 20_000 }, s.keys.ordering);
     expect(topup.status).toBe(201);
     const other = await s.control.payOrder(topup.body.topup.gatewayOrderId);

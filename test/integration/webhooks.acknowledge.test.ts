@@ -1,6 +1,7 @@
 /** Issue 10 item 1: every signed, well-formed Razorpay event is answered 2xx (Razorpay disables an
  * endpoint that keeps failing, which would also stop payment.captured), its id recorded in
- * processed_events; a changed byte is 401 and a malformed body 400, and neither writes anything.
+ * processed_events; a changed byte is 401, a body that is not JSON 400, and one our schema refuses
+ * is quarantined (2xx, webhooks.quarantine.test.ts); none of them writes anything else.
  * A disputed payment becomes a recon exception. Real API, PostgreSQL and sandbox entities. */
 import { randomUUID } from 'node:crypto';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
@@ -139,15 +140,15 @@ describe('webhooks: acknowledged but not acted on', () => {
     expect(await everyTable(h.db)).toEqual(before);
   });
 
-  test('when a signed body is not an event (not JSON, no envelope, an ill-formed event name), then it is 400 and nothing is written', async () => {
+  test('when a signed body is not JSON, then it is 400; one that is not an event (no payload, an ill-formed event name) is quarantined, answered 2xx (issue 21 item 13); neither writes anything else', async () => {
     const before = await everyTable(h.db);
+    expect((await postWebhook(h, '{"entity":"event",', { eventId: `evt_${randomUUID()}` })).status).toBe(400);
     const bodies = [
-      '{"entity":"event",',
       JSON.stringify({ entity: 'event', account_id: 'acc_x', event: 'payment.captured', contains: [], created_at: 1 }),
       envelope(h, 'Payment Captured!', { thing: { id: 'x' } }),
       envelope(h, 'nodots', { thing: { id: 'x' } }),
     ];
-    for (const body of bodies) expect((await postWebhook(h, body, { eventId: `evt_${randomUUID()}` })).status).toBe(400);
+    for (const body of bodies) expect((await postWebhook(h, body, { eventId: `evt_${randomUUID()}` })).body).toMatchObject({ status: 'ok', actedOn: false, setAside: 'schema_refused' });
     expect(await everyTable(h.db)).toEqual(before);
   });
 
@@ -191,9 +192,10 @@ describe('webhooks: acknowledged but not acted on', () => {
     expect(found!.next_action).toMatch(/Dispute lost/);
   });
 
-  test('when a dispute event carries no dispute entity, then it is refused with 400 and nothing is written', async () => {
+  test('when a dispute event carries no dispute entity, then it is quarantined (2xx, issue 21 item 13) and nothing else is written', async () => {
     const before = await everyTable(h.db);
-    expect((await postWebhook(h, envelope(h, 'payment.dispute.created', { payment }), { eventId: `evt_${randomUUID()}` })).status).toBe(400);
+    const answer = await postWebhook(h, envelope(h, 'payment.dispute.created', { payment }), { eventId: `evt_${randomUUID()}` });
+    expect([answer.status, answer.body.setAside]).toEqual([200, 'schema_refused']);
     expect(await everyTable(h.db)).toEqual(before);
   });
 });

@@ -2,7 +2,7 @@
  * signed envelopes built from entities, a snapshot of every table a webhook may write, and a read
  * of recon exceptions. */
 import type { Db } from '../../src/db/pool';
-import { snapshot, type MoneyInHarness } from './moneyinHarness';
+import { http, snapshot, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 
 /** The documented envelope (reference §4.2) around entity snapshots, as Razorpay sends it. */
 export function envelope(h: MoneyInHarness, event: string, payload: Record<string, unknown>, createdAt = Math.floor(Date.now() / 1000)): string {
@@ -28,6 +28,19 @@ export async function exceptionsFor(db: Db, where: { reason: string; entityId?: 
     [where.reason, where.entityId ?? null, where.orderId ?? null],
   );
   return rows;
+}
+
+/** A pending online order of the pair (₹100, ₹90 subsidised) paid at the sandbox checkout while
+ * webhook delivery is off, and the events its payment produced, none delivered. */
+export async function paidAtCheckout(h: MoneyInHarness, pair: { employerId: string; vendorId: string }): Promise<{ orderId: string; events: Array<{ id: string; event: string; body: string }> }> {
+  await h.sandbox.control.setWebhookDelivery(false);
+  const placed = await http(h, 'POST', '/v1/orders', {
+    ...pair, clientReference: uniqueRef('checkout'), employeeId: 'e-checkout', totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, paymentMethod: 'online',
+  });
+  expect(placed.status).toBe(201);
+  await h.sandbox.control.payOrder(placed.body.order.gatewayOrderId);
+  const events = (await h.sandbox.control.webhookEvents()).filter((e) => e.body.includes(placed.body.order.gatewayOrderId));
+  return { orderId: placed.body.order.orderId, events };
 }
 
 let seq = 0;

@@ -1,4 +1,4 @@
-/** Admin reference data (role `admin`): employers, vendors, each pair's terms, and vendors' bank
+/** Admin reference data (role `admin`): employers, their employees, vendors, each pair's terms, and vendors' bank
  * details (set by admin; the masked form also readable by finance, who pays them). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -8,6 +8,7 @@ import { keyringFromConfig } from '../../banking/keyring';
 import { readMaskedBankDetails, setBankDetails } from '../../banking/repository';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
+import { employeesOf, registerEmployee } from '../../moneyin/employees';
 import { createEmployer, createVendor, upsertPairTerms } from '../../moneyin/referenceData';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { documented } from '../openapi';
@@ -21,6 +22,9 @@ const vendorBody = z.object({
 }).strict();
 const pairParams = z.object({ employerId: entityId, vendorId: entityId });
 const vendorParams = z.object({ vendorId: entityId });
+const employeeParams = z.object({ employerId: entityId, employeeId: entityId });
+const employerParams = z.object({ employerId: entityId });
+const employeesQuery = z.object({ limit: z.coerce.number().int().min(1).max(1_000).default(500) }).strict();
 const pairBody = z.object({
   settlementMode: z.enum(SETTLEMENT_MODES).default('platform_transfer'),
   commissionBps: z.number().int().min(0).max(10_000),
@@ -32,6 +36,21 @@ export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Prom
     const employer = employerBody.parse(request.body);
     const { created } = await createEmployer(deps.db, employer);
     return reply.status(created ? 201 : 200).send({ employer });
+  });
+
+  /** An employee wallet pays only its employee's orders with this employer (src/moneyin/employees.ts). */
+  app.put('/v1/admin/employers/:employerId/employees/:employeeId', documented(requires('admin'), { summary: "Register an employee with their employer (idempotent; audited): only then does their wallet take top-ups and pay that employer's wallet orders", description: '201 registered, 200 already registered with this employer, 409 `employee_of_another_employer`, 422 `unknown_employer`.', tags: ['admin'], params: employeeParams, success: 201 }), async (request, reply) => {
+    const { employerId, employeeId } = employeeParams.parse(request.params);
+    const { employee, created } = await registerEmployee(deps.db, { employerId, employeeId, actor: auditActor(request) });
+    return reply.status(created ? 201 : 200).send({ employee });
+  });
+
+  app.get('/v1/admin/employers/:employerId/employees', documented(requires('admin'), { summary: "An employer's registered employees (by id)", tags: ['admin'], params: employerParams, querystring: employeesQuery }), async (request) => {
+    const { employerId } = employerParams.parse(request.params);
+    const { limit } = employeesQuery.parse(request.query);
+    const employees = await employeesOf(deps.db, employerId, limit);
+    if (!employees) throw new AppError(404, 'employer_not_found', `employer ${employerId} does not exist`);
+    return { employerId, employees };
   });
 
   app.post('/v1/admin/vendors', documented(requires('admin'), { summary: 'Create a vendor with its Razorpay linked account (idempotent on id)', tags: ['admin'], body: vendorBody, success: 201 }), async (request, reply) => {

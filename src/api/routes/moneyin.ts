@@ -1,5 +1,5 @@
 /** Registers every money-in route (orders, checkout callback, wallets, admin reference data, the
- * Razorpay webhook) with one set of dependencies, built once. */
+ * Razorpay webhook and its quarantine) with one set of dependencies, built once. */
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/config';
@@ -10,6 +10,7 @@ import type { WebhookContext } from '../../webhooks/types';
 import { leaveForSweep, type PayoutStarter } from '../../payouts/starter';
 import { adminRoutes } from './admin';
 import { callbackRoutes } from './callbacks';
+import { opsWebhookRoutes } from './opsWebhooks';
 import { orderRoutes } from './orders';
 import { walletRoutes } from './wallets';
 import { webhookRoutes } from './webhooks';
@@ -37,4 +38,6 @@ export async function moneyInRoutes(app: FastifyInstance, deps: MoneyInApiDeps):
   await app.register(async (scope) => walletRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
   await app.register(async (scope) => webhookRoutes(scope, ctx));
+  // Beside the receiver: what it set aside (role ops).
+  await app.register(async (scope) => opsWebhookRoutes(scope, ctx));
 }
