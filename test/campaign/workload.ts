@@ -279,13 +279,14 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
     case 'dashboard_refund_held': {
       const payment = await pay();
       // Refunded from the Dashboard once the payout has parked (its vendor's account is suspended).
-      await waitFor(payoutNow, (p) => p?.status === 'parked', 120_000);
+      await waitFor(payoutNow, (p) => p?.status === 'parked', 480_000);
       await refundFromDashboard(t, payment.id, o.totalPaise - o.subsidyPaise);
       return;
     }
     case 'paid_externally': {
       await pay();
-      const parked = await waitFor(payoutNow, (p) => p?.status === 'parked', 120_000);
+      // A 1,000-order run on two cores took almost four minutes to park one (its first attempt waits its turn).
+      const parked = await waitFor(payoutNow, (p) => p?.status === 'parked', 480_000);
       if (!parked) throw new Error('its payout never parked, so there was nothing for ops to mark paid');
       // The account is active again and ops find on the Dashboard the transfer a lost request made.
       await t.sandbox.setLinkedAccountStatus(h.ownVendor!.account, 'activated');
