@@ -212,7 +212,8 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       // payment's refunds by our receipt can finish it. Exactly one refund must exist.
       await t.sandbox.injectWebhookFault('lose', { bodyIncludes: gw!, count: 3 });
       const payment = await pay();
-      await t.sandbox.injectFault({ endpoint: 'refunds.create', fault: { kind: 'drop_after_commit' }, calls: [1], pathIncludes: payment.id });
+      // The first three calls: a storm rule added earlier wins a call it also fires on.
+      await t.sandbox.injectFault({ endpoint: 'refunds.create', fault: { kind: 'drop_after_commit' }, calls: [1, 2, 3], pathIncludes: payment.id });
       await t.sandbox.injectWebhookFault('lose', { events: ['refund.created', 'refund.processed'], bodyIncludes: payment.id, count: 2 });
       return;
     }
