@@ -184,6 +184,12 @@ export const configSchema = z.object({
   /** Sandbox: webhook deliveries in flight at once (Razorpay does not serialise them); events about
    * one order or payment still go one at a time, in order. */
   SANDBOX_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Sandbox: Razorpay's rate limit, a token bucket per API key and call class (src/sandbox/rateLimit.ts;
+   * writes create or move something, reads are the rest), calls per second; 0 = off (the default). */
+  SANDBOX_RATE_LIMIT_WRITE_RPS: z.coerce.number().min(0).max(10_000).default(0),
+  SANDBOX_RATE_LIMIT_READ_RPS: z.coerce.number().min(0).max(10_000).default(0),
+  /** Sandbox: the rate limit's bucket size (calls at once); 0 = one second at each class's rate. */
+  SANDBOX_RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(100_000).default(0),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

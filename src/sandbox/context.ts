@@ -5,6 +5,7 @@ import type { SandboxState } from './state';
 import type { WebhookDispatcher } from './webhooks';
 import type { IdempotencyStore } from './idempotency';
 import type { FaultInjector } from './faults';
+import type { TokenBuckets } from './rateLimit';
 
 export interface SandboxOptions {
   platformAccountId: string;
@@ -44,6 +45,8 @@ export interface SandboxContext {
   /** X-Refund-Idempotency (refunds). */
   refundIdempotency: IdempotencyStore;
   faults: FaultInjector;
+  /** Razorpay's rate limit, in front of the fault injector (off unless configured). */
+  rateLimit: TokenBuckets;
   timers: Timers;
   options: SandboxOptions;
 }

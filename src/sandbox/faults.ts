@@ -49,6 +49,13 @@ export class FaultInjector {
     return { ...this.fired };
   }
 
+  /** Counts one call of `endpoint` that the rate limiter refused (fired as `label`). It is not shown
+   * to the rules: they model what happens behind the limiter. */
+  onRefused(endpoint: Exclude<FaultEndpoint, '*'>, label: string): void {
+    this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;
+    this.fired[label] = (this.fired[label] ?? 0) + 1;
+  }
+
   /** Counts one call of `endpoint` (at `path`) and returns the fault to apply to it, if any. */
   onCall(endpoint: Exclude<FaultEndpoint, '*'>, path = ''): FaultKind | null {
     this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;

@@ -10,6 +10,7 @@ import { SandboxClock } from './clock';
 import { Timers, type SandboxContext } from './context';
 import type { SandboxControl } from './control';
 import { FaultInjector } from './faults';
+import { RATE_LIMIT_OFF, TokenBuckets, type RateLimitSettings } from './rateLimit';
 import { IdempotencyStore, REFUND_IDEMPOTENCY, TRANSFER_IDEMPOTENCY } from './idempotency';
 import { SandboxState } from './state';
 import { SettlementBook } from './settlements';
@@ -42,6 +43,8 @@ export interface SandboxOptions {
   webhookConcurrency?: number;
   platformAccountId?: string;
   initialPlatformBalancePaise?: number;
+  /** Razorpay's rate limit: a token bucket per API key and call class; absent or 0 rates = off. */
+  rateLimit?: RateLimitSettings;
   /** Keep the sandbox's state in this file across restarts (the dev stack); absent: memory only. */
   stateFile?: string;
 }
@@ -69,6 +72,7 @@ export function sandboxOptionsFrom(config: Config): SandboxOptions {
     webhookRetryBaseMs: config.SANDBOX_WEBHOOK_RETRY_BASE_MS,
     webhookConcurrency: config.SANDBOX_WEBHOOK_CONCURRENCY,
     platformAccountId: config.RAZORPAY_PLATFORM_ACCOUNT_ID,
+    rateLimit: { writeRps: config.SANDBOX_RATE_LIMIT_WRITE_RPS, readRps: config.SANDBOX_RATE_LIMIT_READ_RPS, burst: config.SANDBOX_RATE_LIMIT_BURST },
   };
 }
 
@@ -88,6 +92,7 @@ export function createSandboxMemory(opts: SandboxOptions, signal: AbortSignal): 
     idempotency: new IdempotencyStore(TRANSFER_IDEMPOTENCY),
     refundIdempotency: new IdempotencyStore(REFUND_IDEMPOTENCY),
     faults: new FaultInjector(),
+    rateLimit: new TokenBuckets(opts.rateLimit ?? RATE_LIMIT_OFF),
     timers: new Timers(),
     options: { platformAccountId, transferProcessingDelayMs: opts.transferProcessingDelayMs ?? 0 },
   };

@@ -171,6 +171,7 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
       state.reset();
       webhooks.reset();
       faults.reset();
+      ctx.rateLimit.reset();
       ctx.idempotency.reset();
       ctx.refundIdempotency.reset();
       book.reset();

@@ -1,10 +1,12 @@
-/** Runs one API call through the fault injector: 5xx and 429 before any effect; latency at the
+/** Runs one API call through the rate limiter (a 429 before anything else, counted as
+ * `ratelimit:<class>`), then the fault injector: 5xx and 429 before any effect; latency at the
  * point the handler chooses (after an idempotency key is claimed, so a concurrent retry sees 409);
  * and after the effect, a dropped connection or an answer held past the client's timeout. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SandboxContext } from '../context';
 import type { FaultEndpoint } from '../control';
 import { RazorpayApiError, rateLimited, serverError } from '../errors';
+import { callClassOf } from '../rateLimit';
 import { logger } from '../../logger';
 
 export interface Answer {
@@ -43,6 +45,11 @@ export async function runGuarded(
   reply: FastifyReply,
   handler: Handler,
 ): Promise<void> {
+  const callClass = callClassOf(endpoint);
+  if (ctx.rateLimit.enabled && !ctx.rateLimit.take(basicAuthKeyId(request), callClass)) {
+    ctx.faults.onRefused(endpoint, `ratelimit:${callClass}`);
+    return sendAnswer(reply, answerOf(rateLimited()));
+  }
   const fault = ctx.faults.onCall(endpoint, request.url);
   if (fault?.kind === 'server_error_before') return sendAnswer(reply, answerOf(serverError()));
   if (fault?.kind === 'rate_limited') return sendAnswer(reply, answerOf(rateLimited()));
@@ -60,6 +67,13 @@ export async function runGuarded(
   }
   if (fault?.kind === 'delay_after_commit') await sleep(fault.ms, signal);
   return sendAnswer(reply, answer);
+}
+
+/** The key id of the request's HTTP Basic credential (the API's onRequest hook has checked it). */
+function basicAuthKeyId(request: FastifyRequest): string {
+  const header = request.headers.authorization ?? '';
+  const decoded = Buffer.from(header.replace(/^Basic /, ''), 'base64').toString();
+  return decoded.slice(0, Math.max(0, decoded.indexOf(':')));
 }
 
 function sendAnswer(reply: FastifyReply, answer: Answer): void {

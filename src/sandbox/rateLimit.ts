@@ -1,0 +1,74 @@
+/** The sandbox's rate limiter: a token bucket per API key and per call class. Razorpay publishes no
+ * numbers (reference §7: the only signal is a 429), so the rates are configured; a class whose rate
+ * is 0 is not limited. Pure: the clock is injected, and it is a real (monotonic) one, not the
+ * sandbox's settable clock, which tests move by days. */
+import type { FaultEndpoint } from './control';
+
+export type CallClass = 'write' | 'read';
+
+export interface RateLimitSettings {
+  /** Calls per second per key; 0 = not limited. */
+  writeRps: number;
+  readRps: number;
+  /** Bucket size (calls a full bucket lets through at once); 0 = one second at the class's rate. */
+  burst: number;
+}
+
+export const RATE_LIMIT_OFF: RateLimitSettings = { writeRps: 0, readRps: 0, burst: 0 };
+
+/** Every call that creates or moves something is a write; the rest read. A Record, so a new
+ * endpoint does not compile until it has a class. */
+const CALL_CLASS: Record<Exclude<FaultEndpoint, '*'>, CallClass> = {
+  'orders.create': 'write', 'payments.capture': 'write', 'payments.transfers': 'write', 'refunds.create': 'write',
+  'transfers.create': 'write', 'transfers.reverse': 'write',
+  'orders.fetch': 'read', 'orders.payments': 'read', 'payments.fetch': 'read', 'payments.refunds': 'read', 'refunds.fetch': 'read',
+  'transfers.fetch': 'read', 'transfers.list': 'read', 'transfers.reversals': 'read',
+  'settlements.fetch': 'read', 'settlements.list': 'read', 'settlements.recon': 'read',
+};
+
+export function callClassOf(endpoint: Exclude<FaultEndpoint, '*'>): CallClass {
+  return CALL_CLASS[endpoint];
+}
+
+interface Bucket {
+  tokens: number;
+  refilledAtMs: number;
+}
+
+/** Below a whole token by no more than float noise still counts as a whole one. */
+const EPSILON = 1e-9;
+
+export class TokenBuckets {
+  private buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly settings: RateLimitSettings,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  get enabled(): boolean {
+    return this.settings.writeRps > 0 || this.settings.readRps > 0;
+  }
+
+  /** Spends one token of `key`'s `callClass` bucket; false when it is empty (the call is refused,
+   * and spends nothing). A bucket starts full. */
+  take(key: string, callClass: CallClass): boolean {
+    const rps = callClass === 'write' ? this.settings.writeRps : this.settings.readRps;
+    if (rps <= 0) return true;
+    const size = this.settings.burst > 0 ? this.settings.burst : Math.max(1, rps);
+    const now = this.nowMs();
+    const id = `${callClass}\u0000${key}`;
+    const bucket = this.buckets.get(id) ?? { tokens: size, refilledAtMs: now };
+    bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.refilledAtMs) * rps) / 1000);
+    bucket.refilledAtMs = now;
+    this.buckets.set(id, bucket);
+    if (bucket.tokens < 1 - EPSILON) return false;
+    bucket.tokens = Math.max(0, bucket.tokens - 1);
+    return true;
+  }
+
+  /** Every bucket full again (the sandbox's reset). */
+  reset(): void {
+    this.buckets.clear();
+  }
+}
