@@ -35,6 +35,10 @@ export const CAMPAIGN_TUNING: Readonly<Record<string, string>> = {
   REFUND_RETRY_BACKOFF_MS: '500',
   REFUND_RETRY_BACKOFF_MAX_MS: '4000',
   SETTLEMENT_UTR_REFRESH_MS: '5000',
+  // Razorpay's rate limit, enforced by the sandbox (issue 22): within its 5–10/s payouts guidance
+  // for writes at the campaign's order rate, and its 429 answered as Razorpay answers it.
+  SANDBOX_RATE_LIMIT_WRITE_RPS: '20',
+  SANDBOX_RATE_LIMIT_READ_RPS: '40',
 };
 const GATEWAY_TIMEOUT_MS = 3_000;
 const STALE_CLAIM_MS = 8_000;
