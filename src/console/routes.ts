@@ -24,8 +24,8 @@ const HTMX = path.join(path.dirname(require.resolve('htmx.org/package.json')), '
 const signInBody = z.object({ key: z.string().trim().min(1, 'paste your API key').max(200), person: z.string().trim().max(100).optional() });
 
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  // The API's body limit; the pages that take a file raise it on their route (API_FILE_BODY_LIMIT_BYTES).
-  await app.register(formbody, { bodyLimit: deps.config.API_BODY_LIMIT_BYTES });
+  // The instance's body limit; the pages that take a file raise it on their route.
+  await app.register(formbody);
 
   app.addHook('onRoute', (route) => {
     if (!(route.config as { console?: ConsoleAccess } | undefined)?.console) throw new Error(`console route ${String(route.method)} ${route.url} declares no console access`);

@@ -553,6 +553,7 @@ export function sandboxHttpControl(baseUrl: string): SandboxControl {
     transfers: (filter = {}) => call<RzpTransfer[]>('GET', '/transfers', undefined, { recipient: filter.recipient }),
     refunds: () => call<RzpRefund[]>('GET', '/refunds'),
     processPendingTransfers: (o = {}) => done(call('POST', '/transfers/process', o)),
+    retryFailedTransfers: (o = {}) => call<RzpTransfer[]>('POST', '/transfers/retry-failed', o),
     reverseTransferFromDashboard: (transferId, o = {}) => call<RzpReversal>('POST', `/transfers/${encodeURIComponent(transferId)}/reverse`, o),
     now: async () => (await call<{ unixMs: number }>('GET', '/clock')).unixMs,
     setClock: (unixMs) => done(call('PUT', '/clock', { unixMs })),

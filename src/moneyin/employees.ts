@@ -4,6 +4,7 @@
  * wallet for any employer's order. Registered by admin, audited with the actor. */
 import { AppError } from '../appError';
 import type { Db, Tx } from '../db/pool';
+import { employerExists, employerOrFail } from './referenceData';
 import { ensureWallet, type WalletOwner } from './wallets';
 
 type Queryable = Pick<Db | Tx, 'query'>;
@@ -13,8 +14,7 @@ export interface EmployeeView { employeeId: string; employerId: string; register
 /** Idempotent for the same employer; 409 when the employee already works for another one (moving
  * an employee would move their wallet's balance to another employer's orders: not done silently). */
 export async function registerEmployee(db: Db, e: { employerId: string; employeeId: string; actor: string }): Promise<{ employee: EmployeeView; created: boolean }> {
-  const employer = await db.query('SELECT 1 FROM employers WHERE id = $1', [e.employerId]);
-  if (employer.rowCount === 0) throw new AppError(422, 'unknown_employer', `employer ${e.employerId} does not exist`);
+  await employerOrFail(db, e.employerId);
   const inserted = await db.query('INSERT INTO employees (id, employer_id, registered_by) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [e.employeeId, e.employerId, e.actor]);
   const employee = (await employeeOf(db, e.employeeId))!;
   if (employee.employerId !== e.employerId) {
@@ -25,8 +25,7 @@ export async function registerEmployee(db: Db, e: { employerId: string; employee
 }
 
 export async function employeesOf(db: Db, employerId: string, limit: number): Promise<EmployeeView[] | null> {
-  const employer = await db.query('SELECT 1 FROM employers WHERE id = $1', [employerId]);
-  if (employer.rowCount === 0) return null;
+  if (!(await employerExists(db, employerId))) return null;
   const { rows } = await db.query<EmployeeRow>('SELECT id, employer_id, registered_at, registered_by FROM employees WHERE employer_id = $1 ORDER BY id LIMIT $2', [employerId, limit]);
   return rows.map(viewOf);
 }

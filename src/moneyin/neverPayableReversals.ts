@@ -10,7 +10,7 @@
 import { inTransaction, type Db } from '../db/pool';
 import type { Gateway, RzpReversal, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { isReversed, recordTransferReversals } from '../payouts/transferReversals';
+import { recordTransferReversals, reversalsOf } from '../payouts/transferReversals';
 
 interface RefundToFollow { id: string; payment_id: string; gateway_refund_id: string; order_id: string; vendor_id: string }
 
@@ -35,8 +35,8 @@ export async function recordNeverPayableReversals(db: Db, gateway: Pick<Gateway,
     try {
       // The provider first, no transaction open: the payment's reversed transfers and their reversals by this refund.
       const found: Array<{ transfer: RzpTransfer; reversals: RzpReversal[] }> = [];
-      for (const transfer of (await gateway.listPaymentTransfers(refund.payment_id)).filter(isReversed)) {
-        const reversals = (await gateway.listTransferReversals(transfer.id)).filter((r) => r.customer_refund_id === refund.gateway_refund_id);
+      for (const transfer of await gateway.listPaymentTransfers(refund.payment_id)) {
+        const reversals = (await reversalsOf(gateway, transfer)).filter((r) => r.customer_refund_id === refund.gateway_refund_id);
         if (reversals.length > 0) found.push({ transfer, reversals });
       }
       added += await inTransaction(db, async (tx) => {
@@ -44,7 +44,7 @@ export async function recordNeverPayableReversals(db: Db, gateway: Pick<Gateway,
         for (const { transfer, reversals } of found) {
           n += (await recordTransferReversals(tx, {
             owner: { orderId: refund.order_id, vendorId: refund.vendor_id, neverPayable: true }, transfer,
-            reversals: reversals.map((reversal) => ({ reversal, madeBy: 'our_refund' as const })), source: 'missed-webhook sweep (our refund with reverse_all)', owes: false,
+            reversals: reversals.map((reversal) => ({ reversal, madeBy: 'our_refund' as const })), source: 'missed-webhook sweep (our refund with reverse_all)',
           })).length;
         }
         await tx.query('UPDATE refunds SET reversals_checked_at = now() WHERE id = $1', [refund.id]);

@@ -17,7 +17,7 @@
  * A refund first seen failed moved no money and is not recorded. A second webhook or a replay finds the row and
  * changes nothing. If the fetch fails the hint is lost here; the recon run still reports the refund
  * (`refund-not-in-app`). */
-import type { PayoutStatus } from '../contracts/payout';
+import { payoutLogFields, type PayoutStatus, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund } from '../gateway/types';
@@ -40,9 +40,8 @@ const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted
 /** What an outside refund does, from how the order pays its vendor and where its payout is. */
 export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; requestSent: boolean; corporateDirect: boolean }): OutsideRefundAction {
   if (order.payoutStatus !== null) {
-    if (nextStatus(order.payoutStatus, { type: 'customer_refunded' }) !== null) return 'payout_held'; // nothing sent yet
-    // Claimed, but the request has not passed the gate: nothing left, and the hold stops it leaving.
-    if (order.payoutStatus === 'processing' && !order.requestSent) return 'payout_held';
+    // Nothing sent yet (a claim whose request has not passed the gate included: the hold stops it leaving).
+    if (nextStatus(order.payoutStatus, { type: 'customer_refunded', requestSent: order.requestSent }) !== null) return 'payout_held';
     return PAID_OR_OWED.has(order.payoutStatus) ? 'owed_back' : 'reported';
   }
   // No payout: a Route split (paid at capture) or an offline-ledger route; corporate_direct is the
@@ -50,23 +49,34 @@ export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; 
   return order.corporateDirect ? 'reported' : 'owed_back';
 }
 
-/** A refund recorded while the payout's request was in flight (`processing`, sent) or accepted charged
- * the vendor a clawback on the word that the transfer would pay it. When that transfer ends without
- * paying (rejected, failed after acceptance, nothing found), nothing was paid: the clawback is taken
- * back — its line deleted, unless finance already froze it into a settlement line (then it stays, for
- * a human) — and the refund is recorded as holding the payout, which the caller moves to review.
- * Returns the refunds taken back. */
-export async function takeBackClawbacksOfUnpaidPayout(tx: Tx, payoutId: string): Promise<string[]> {
+/** Holds a payout that has sent nothing (a claim not past the gate is taken back from its run). */
+async function holdPayout(tx: Tx, payout: PayoutView, requestSent: boolean): Promise<void> {
+  await transition(tx, payout, { type: 'customer_refunded', requestSent }, {
+    last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}),
+  });
+}
+
+/** After an attempt that did not pay the vendor (the caller released the payout, locked): a refund
+ * recorded while that request was in flight (`processing`, sent) or accepted charged the vendor a
+ * clawback on the word that the transfer would pay it. Nothing was paid: the clawback is taken back —
+ * its line deleted, unless finance already froze it into a settlement line (then it stays, for a
+ * human) — the refund is recorded as holding the payout, and the payout is held in review, as a
+ * refund before the send would have left it. Returns whether it did. */
+export async function holdIfRefundedWhileSending(tx: Tx, released: Pick<PayoutView, 'id' | 'orderId'>, attemptCap: number): Promise<boolean> {
   const { rows } = await tx.query<{ id: string }>(
     `UPDATE outside_refunds r SET action = 'payout_held', clawback_paise = NULL, updated_at = now()
-      WHERE r.payout_id = $1 AND r.action = 'owed_back' AND r.payout_status IN ('processing', 'accepted')
+      WHERE r.order_id = $2 AND r.payout_id = $1 AND r.action = 'owed_back' AND r.payout_status IN ('processing', 'accepted')
         AND NOT EXISTS (SELECT 1 FROM offline_ledger l JOIN settlement_line_members m ON m.ledger_id = l.id AND m.active WHERE l.outside_refund_id = r.id)
       RETURNING r.id`,
-    [payoutId],
+    [released.id, released.orderId],
   );
-  const ids = rows.map((r) => r.id);
-  if (ids.length > 0) await tx.query('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1)', [ids]);
-  return ids;
+  if (rows.length === 0) return false;
+  const refunds = rows.map((r) => r.id);
+  await tx.query('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1)', [refunds]);
+  const payout = await lockPayout(tx, released.id, attemptCap);
+  await holdPayout(tx, payout, false);
+  logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');
+  return true;
 }
 
 /** The vendor's share of a refund: its net in the proportion refunded, whole paise, rounded down
@@ -140,11 +150,7 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
     return null;
   }
 
-  if (action === 'payout_held' && payout) {
-    // A claim not yet sent is taken back from its run (processing → review, as any hold of a claim).
-    const event = payout.status === 'processing' ? { type: 'needs_review' as const } : { type: 'customer_refunded' as const };
-    await transition(tx, payout, event, { last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}) });
-  }
+  if (action === 'payout_held' && payout) await holdPayout(tx, payout, requestSent);
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
     await tx.query(
       `INSERT INTO offline_ledger (order_id, clawback_order_id, outside_refund_id, employer_id, vendor_id, amount_paise, route)

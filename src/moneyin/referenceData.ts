@@ -50,6 +50,15 @@ export async function upsertPairTerms(db: Db, pair: { employerId: string; vendor
   );
 }
 
+export async function employerExists(q: Queryable, employerId: string): Promise<boolean> {
+  return ((await q.query('SELECT 1 FROM employers WHERE id = $1', [employerId])).rowCount ?? 0) > 0;
+}
+
+/** 422 `unknown_employer` unless the employer exists. */
+export async function employerOrFail(q: Queryable, employerId: string): Promise<void> {
+  if (!(await employerExists(q, employerId))) throw new AppError(422, 'unknown_employer', `employer ${employerId} does not exist`);
+}
+
 async function pairExistsOrFail(db: Queryable, employerId: string, vendorId: string): Promise<void> {
   const { rows } = await db.query<{ employer: boolean; vendor: boolean }>(
     'SELECT EXISTS (SELECT 1 FROM employers WHERE id = $1) AS employer, EXISTS (SELECT 1 FROM vendors WHERE id = $2) AS vendor',

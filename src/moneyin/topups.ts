@@ -8,6 +8,7 @@ import type { MoneyInDeps } from './deps';
 import { registeredEmployeeOrFail } from './employees';
 import { ensureGatewayOrder } from './gatewayOrders';
 import { newTopupId } from './ids';
+import { employerOrFail } from './referenceData';
 import { creditWallet, ensureWallet, type WalletOwner } from './wallets';
 
 export interface TopupView {
@@ -17,8 +18,7 @@ export interface TopupView {
 export async function createTopup(deps: MoneyInDeps, req: WalletOwner & { amountPaise: number; clientReference: string | null }): Promise<{ topup: TopupView; created: boolean }> {
   const { topupId, created } = await inTransaction(deps.db, async (tx) => {
     if (req.ownerKind === 'employer') {
-      const { rowCount } = await tx.query('SELECT 1 FROM employers WHERE id = $1', [req.ownerId]);
-      if (!rowCount) throw new AppError(422, 'unknown_employer', `employer ${req.ownerId} does not exist`);
+      await employerOrFail(tx, req.ownerId);
     } else {
       await registeredEmployeeOrFail(tx, req.ownerId);
     }

@@ -6,7 +6,7 @@ import { payoutLogFields, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { CUSTOMER_REFUNDED, takeBackClawbacksOfUnpaidPayout } from '../moneyin/outsideRefunds';
+import { holdIfRefundedWhileSending } from '../moneyin/outsideRefunds';
 import { classifyRejection, retryDelayMs } from './rejection';
 import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 import type { Resolution } from './resolution';
@@ -34,19 +34,8 @@ async function releaseNotPaid(tx: Tx, payout: PayoutView, policy: RecordingPolic
     ...(opts.newKey ? freshKeyColumns() : {}),
     next_attempt_at: delay === null ? null : new Date(Date.now() + delay),
   });
-  return (await holdIfRefundedWhileSending(tx, payout, policy)) ? null : delay;
-}
-
-/** The attempt ended without paying the vendor: a refund made outside the app while it was in flight
- * or accepted (whose clawback assumed it would pay) now holds the payout instead, as a refund before
- * the send would have (moneyin/outsideRefunds.ts). Returns whether it did. */
-async function holdIfRefundedWhileSending(tx: Tx, before: PayoutView, policy: RecordingPolicy): Promise<boolean> {
-  const refunds = await takeBackClawbacksOfUnpaidPayout(tx, before.id);
-  if (refunds.length === 0) return false;
-  const payout = await lockPayout(tx, before.id, policy.attemptCap);
-  await transition(tx, payout, { type: 'customer_refunded' }, { last_code: CUSTOMER_REFUNDED, next_attempt_at: null });
-  logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');
-  return true;
+  // A refund made outside the app while this attempt was in flight now holds the payout instead.
+  return (await holdIfRefundedWhileSending(tx, payout, policy.attemptCap)) ? null : delay;
 }
 
 /** The answer to createTransfer for claim `attemptNo`, classified (design.md §6). */
@@ -89,7 +78,7 @@ export async function recordTransferOutcome(db: Db, input: {
           retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: code, newKey: true });
         } else {
           await transition(tx, payout, { type: 'permanent_rejection' }, { last_code: code, ...freshKeyColumns() });
-          await holdIfRefundedWhileSending(tx, payout, input.policy);
+          await holdIfRefundedWhileSending(tx, payout, input.policy.attemptCap);
         }
       } else {
         // Unknown is not a status: the row stays `processing` and the resolver asks the provider.

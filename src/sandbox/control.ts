@@ -78,6 +78,9 @@ export interface SandboxControl {
   refunds(): Promise<RzpRefund[]>;
   /** Moves pending transfers to processed/failed now instead of after the configured delay. */
   processPendingTransfers(opts?: { fail?: string[] }): Promise<void>;
+  /** Razorpay's next-day retry of failed order/payment transfers (3 at most each; `only` these if
+   * given); the `fail` ids fail again. Returns the transfers retried, as they are now. */
+  retryFailedTransfers(opts?: { only?: string[]; fail?: string[] }): Promise<RzpTransfer[]>;
   /** What the Razorpay Dashboard (or Razorpay itself) does from outside our app: reverses a processed
    * transfer, wholly or `amountPaise` of it, from its linked account, and sends transfer.reversed.
    * Refused as the API refuses it (not processed, more than is left, the account short of balance). */

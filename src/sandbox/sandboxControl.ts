@@ -25,9 +25,6 @@ export interface SandboxControlExtras {
   setLinkedAccountBalance(accountId: string, paise: number): Promise<void>;
   /** The reversals of a transfer (from the provider's side). */
   reversals(transferId: string): Promise<RzpReversal[]>;
-  /** Razorpay's next-day retry of failed order/payment transfers (3 at most each; `only` these if
-   * given); the `fail` ids fail again. Returns the transfers retried, as they are now. */
-  retryFailedTransfers(opts?: { only?: string[]; fail?: string[] }): Promise<RzpTransfer[]>;
 }
 
 export function createSandboxControl(ctx: SandboxContext, book: SettlementBook): SandboxControl & SandboxControlExtras {

@@ -38,13 +38,6 @@ async function refundFromDashboard(t: Topology, paymentId: string, amountPaise: 
   }
 }
 
-/** A sandbox control route the typed client does not carry (as the sandbox's own tests call it). */
-async function sandboxControl<T>(t: Topology, method: string, route: string, body: unknown): Promise<T> {
-  const res = await fetch(`${t.sandboxUrl}/_sandbox${route}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`sandbox ${method} ${route} → ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
 /** What a lost request of ours would have left at Razorpay: a direct transfer from the platform
  * balance carrying the payout's note, made with the platform's key (looked for before asking again,
  * since the campaign's API faults hit this endpoint too). */
@@ -274,7 +267,7 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       h.paymentIds.push(payment.id);
       await sleep(o.lateAfterMs + 2_000);
       const failed = await splitAtProvider();
-      if (failed?.status === 'failed') await sandboxControl(t, 'POST', '/transfers/retry-failed', { only: [failed.id] });
+      if (failed?.status === 'failed') await t.sandbox.retryFailedTransfers({ only: [failed.id] });
       return;
     }
     case 'dashboard_refund_held': {
