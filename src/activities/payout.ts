@@ -12,6 +12,9 @@ import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGav
 import { retryDelayMs } from '../payouts/rejection';
 import { claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
+import { BALANCE_SHORT, heldByBalanceWall } from '../payouts/balanceWall';
+import { startPayoutSweepNow } from '../payouts/sweepNow';
+import { workflowTaskQueueOf } from '../contracts/taskQueues';
 import { classifyReversals, isReversed, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 
 export interface TransferRequest {
@@ -108,9 +111,13 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: currentRunId() };
       const heldForCapture = await applyCaptureCheck(tx, payout, base, capture, msLeft);
       if (heldForCapture) return heldForCapture;
-      const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
-      if (sw[0]?.paused) {
-        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: 'TRANSFERS_PAUSED' });
+      const { rows: sw } = await tx.query<{ paused: boolean; balance_short_since: Date | null; balance_probe_payout: string | null }>(
+        'SELECT paused, balance_short_since, balance_probe_payout FROM transfer_switch WHERE id = 1 FOR SHARE');
+      const heldBack = sw[0]?.paused ? 'TRANSFERS_PAUSED' : sw[0] && heldByBalanceWall(sw[0], payout.id) ? BALANCE_SHORT : null;
+      if (heldBack) {
+        // Paused by ops, or the balance wall went up after the claim (this payout is not its probe):
+        // the claim is given back with its attempt, and the run waits as for a pause.
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: heldBack });
         await transition(tx, payout, { type: 'claim_released' }, { attempt_limit: payout.attemptLimit + 1, claimed_by_run: null });
         return { send: false, outcome: { type: 'not_sent', reason: 'transfers_paused' } };
       }
@@ -129,12 +136,25 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
   }
 
   /** A failed listing: keep asking, unless it has failed for longer than PAYOUT_RESOLVER_GIVE_UP_MS. */
-  async function noteListingFailure(payoutId: string, attemptNo: number, failingMs: number | null): Promise<Recorded & { resolution: 'ask_again' | 'gave_up' }> {
+  async function noteListingFailure(payoutId: string, attemptNo: number, failingMs: number | null): Promise<Recorded & { resolution: 'ask_again' | 'gave_up'; listingRefused: true }> {
     if (failingMs !== null && failingMs > config.PAYOUT_RESOLVER_GIVE_UP_MS) {
-      return { ...(await recordResolverGaveUp(db, { payoutId, attemptNo, failingForMs: failingMs, policy: recording })), resolution: 'gave_up' };
+      return { ...(await recordResolverGaveUp(db, { payoutId, attemptNo, failingForMs: failingMs, policy: recording })), resolution: 'gave_up', listingRefused: true };
     }
     await db.query(`UPDATE payouts SET resolver_failing_since = COALESCE(resolver_failing_since, now()) WHERE id = $1 AND status = 'processing' AND attempts = $2`, [payoutId, attemptNo]);
-    return { payout: (await findPayoutById(db, payoutId, policy.attemptCap))!, retryAfterMs: null, resolution: 'ask_again' };
+    return { payout: (await findPayoutById(db, payoutId, policy.attemptCap))!, retryAfterMs: null, resolution: 'ask_again', listingRefused: true };
+  }
+
+  /** The probe was accepted: the balance is back, so every payout the wall held goes on now (the
+   * sweep signals each waiting run), not at its next re-check. A failure here is only a delay: the
+   * scheduled sweep wakes them too. */
+  async function wakeAfterBalanceWall(fields: Record<string, unknown>): Promise<void> {
+    const { client, info } = Context.current();
+    logger.info(fields, 'the balance wall is down: a probe transfer was accepted; waking the waiting payouts');
+    try {
+      await startPayoutSweepNow(client, workflowTaskQueueOf(info.taskQueue));
+    } catch (err) {
+      logger.warn({ err, ...fields }, 'could not start the payout sweep after the balance came back; the scheduled sweep will');
+    }
   }
 
   return {
@@ -152,7 +172,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
     },
 
     async claimPayout(orderId: string): Promise<ClaimResult> {
-      return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId() });
+      return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs });
     },
 
     /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
@@ -181,11 +201,13 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // The gateway adapter has already logged the provider's answer whole.
       if (outcome.type === 'rejected') logger.warn({ ...fields, code: outcome.error.code }, 'direct transfer rejected');
       else if (outcome.type === 'unknown') logger.warn({ ...fields, reason: outcome.reason, detail: outcome.detail }, 'direct transfer outcome unknown: the resolver will ask the provider');
-      return recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
+      const recorded = await recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
+      if (recorded.balanceWallLowered) await wakeAfterBalanceWall(fields);
+      return recorded;
     },
 
     /** Asks the provider's ledger whether a transfer carries this payout's note (design.md §6). */
-    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'found_reversed' | 'moved_on' | 'gave_up' }> {
+    async resolveUnknownTransfer(payoutId: string): Promise<Recorded & { resolution: Resolution['kind'] | 'found_reversed' | 'moved_on' | 'gave_up'; listingRefused?: boolean }> {
       // The request's age, the key's age and the claim number in one read: the finding is recorded
       // only for that same claim. The window is anchored where the request really went out (a request
       // delayed behind a worker outage is still found); a claim that recorded no send falls back to
@@ -240,6 +262,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         return { ...(await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution: found, runId: currentRunId(), policy: recording })), resolution: found.kind };
       }
       const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
+      if (recorded.balanceWallLowered) await wakeAfterBalanceWall(payoutLogFields(payout));
       return { ...recorded, resolution: resolution.kind };
     },
 

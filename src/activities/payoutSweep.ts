@@ -8,6 +8,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { payoutWorkflowId } from '../contracts/payout';
 import { logger } from '../logger';
+import { readBalanceWall } from '../payouts/balanceWall';
 import { transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
 
@@ -23,9 +24,26 @@ export interface DuePayoutBatch {
 export interface DuePayoutQuery { after?: string | null; afterOrderId?: string | null; limit: number }
 
 export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) {
+  /** Behind the balance wall the sweep wakes no one but the oldest payout ready to send, and only
+   * once a probe is due: its claim takes the probe (balanceWall.ts), and an accepted probe wakes the rest. */
+  async function wakeBalanceProbe(): Promise<DuePayoutBatch> {
+    const { rows } = await db.query<{ order_id: string; amount_paise: number; vendor_id: string }>(
+      `SELECT p.order_id, p.amount_paise, p.vendor_id FROM payouts p, transfer_switch t
+       WHERE t.id = 1 AND (t.balance_probe_at IS NULL OR t.balance_probe_at <= now())
+         AND p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now())
+       ORDER BY p.created_at, p.id LIMIT 1`);
+    const probe = rows[0];
+    if (probe) {
+      const { client, info } = Context.current();
+      await wakePayoutWorkflow(client, info.taskQueue, probe.order_id, { amountPaise: probe.amount_paise, vendorId: probe.vendor_id });
+    }
+    return { paused: true, examined: probe ? 1 : 0, started: probe ? 1 : 0, cursor: null };
+  }
+
   return {
     async startDuePayouts(input: DuePayoutQuery): Promise<DuePayoutBatch> {
       if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, cursor: null };
+      if (await readBalanceWall(db)) return wakeBalanceProbe();
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
       const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string; reversed: boolean }>(
         `SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,

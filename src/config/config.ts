@@ -158,6 +158,14 @@ export const configSchema = z.object({
   RAZORPAY_WEBHOOK_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(31 * 86_400).default(300),
   /** Per-call timeout for every gateway request. */
   GATEWAY_TIMEOUT_MS: duration.default(8000),
+  /** The provider budget the whole fleet obeys (issue 22): calls per second to Razorpay, enforced by
+   * Temporal's task-queue rate limit (maxTaskQueueActivitiesPerSecond, the server's limit, so it holds
+   * across any number of workers). Writes: the money-moving call; reads: the resolver's listing,
+   * settlement fetches and the sweeps' provider reads. Defaults within Razorpay's 5–10/s guidance. */
+  RAZORPAY_WRITE_RPS: z.coerce.number().min(0.1).max(1_000).default(8),
+  RAZORPAY_READ_RPS: z.coerce.number().min(0.1).max(1_000).default(10),
+  /** Alert (payouts_backlog_eta_seconds) when draining the due payouts at RAZORPAY_WRITE_RPS would take longer. */
+  PAYOUT_BACKLOG_ETA_ALERT_SECONDS: z.coerce.number().int().min(1).default(3_600),
   API_PORT: port.default(3000),
   /** The largest request body any API or console route reads (bytes)… */
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(64 * 1024),
@@ -206,6 +214,11 @@ export const configSchema = z.object({
   PAYOUT_SETTLEMENT_POLL_MS: duration.default(300_000),
   /** Payouts: how soon the resolver asks the provider again while a request may be in flight. */
   PAYOUT_RESOLVER_RETRY_MS: duration.default(15_000),
+  /** …doubling (with jitter) after each listing the provider refused (429, 5xx), up to this. */
+  PAYOUT_RESOLVER_RETRY_MAX_MS: duration.default(300_000),
+  /** Payouts: while the platform balance is short (the balance wall), one payout at most this often
+   * tries a transfer to find out whether the balance is back (Razorpay has no balance API for it). */
+  PAYOUT_BALANCE_PROBE_MS: duration.default(60_000),
   /** Payouts: a claim younger than this may still have a request in flight, so "nothing found" is
    * not yet an answer (must exceed the transfer timeout and the gateway timeout). */
   PAYOUT_STALE_CLAIM_MS: duration.default(120_000),

@@ -92,6 +92,10 @@ export interface PayoutPolicy {
   humanRecheckMs: number;
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
+  /** Issue 22. Absent from the policy runs started before it recorded (their histories replay it as
+   * recorded): workflow code reads them with a fallback. */
+  resolverRetryMaxMs: number;
+  balanceProbeMs: number;
 }
 
 /** The fields every payout log line carries, so one grep finds a payout's story across processes. */

@@ -5,7 +5,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { OpsDecision, PayoutStatus } from '../contracts/payout';
 import { logger } from '../logger';
 import { signalOpsDecision } from './signals';
-import { startPayoutSweepNow, wakePayoutWorkflow } from './temporalStarter';
+import { startPayoutSweepNow } from './sweepNow';
+import { wakePayoutWorkflow } from './temporalStarter';
 
 /** Decisions that leave the payout needing a run (a transfer to send, or one to see settled). */
 const NEEDS_A_RUN: ReadonlySet<OpsDecision['action']> = new Set(['retry', 'mark_paid_externally']);

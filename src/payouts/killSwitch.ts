@@ -4,12 +4,15 @@
  * check of the switch, which records `request_sent_at` in the same transaction — so the pause answers
  * with those requests: they may still land. */
 import { inTransaction, type Db, type Tx } from '../db/pool';
+import { probeBalanceNow, readBalanceWall, type BalanceWall } from './balanceWall';
 
 export interface TransferSwitchState {
   paused: boolean;
   reason: string | null;
   changedBy: string | null;
   changedAt: string;
+  /** The balance wall (balanceWall.ts): up while the platform balance is short, with what it needs. */
+  balanceWall: BalanceWall | null;
 }
 
 /** A payout whose request passed the gate and has no definitive answer yet: `processing` with
@@ -39,7 +42,7 @@ export async function readTransferSwitch(db: Db): Promise<TransferSwitchState> {
     'SELECT paused, reason, changed_by, changed_at FROM transfer_switch WHERE id = 1',
   );
   const row = rows[0]!;
-  return { paused: row.paused, reason: row.reason, changedBy: row.changed_by, changedAt: row.changed_at.toISOString() };
+  return { paused: row.paused, reason: row.reason, changedBy: row.changed_by, changedAt: row.changed_at.toISOString(), balanceWall: await readBalanceWall(db) };
 }
 
 /** The requests past the gate now (see InFlightRequest). */
@@ -71,6 +74,8 @@ async function switchTransfers(tx: Tx, input: { paused: boolean; actor: string; 
     [input.paused, input.reason, input.actor]);
   await tx.query('INSERT INTO review_actions (payout_id, actor, action, reason) VALUES (NULL, $1, $2, $3)',
     [input.actor, input.paused ? 'pause_transfers' : 'resume_transfers', input.reason]);
+  // A resume also asks the provider at once whether the balance is back (the next claim probes).
+  if (!input.paused) await probeBalanceNow(tx);
 }
 
 export async function setTransfersPaused(db: Db, input: { paused: boolean; actor: string; reason: string }): Promise<TransferSwitchState> {

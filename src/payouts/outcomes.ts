@@ -7,6 +7,7 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
 import { holdIfRefundedWhileSending } from '../moneyin/outsideRefunds';
+import { directTransferBacklog, isBalanceShortage, lowerBalanceWallOnAcceptance, raiseBalanceWall, wasKeysFirstSend } from './balanceWall';
 import { classifyRejection, retryDelayMs } from './rejection';
 import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 import type { Resolution } from './resolution';
@@ -16,22 +17,30 @@ export interface RecordingPolicy {
   attemptCap: number;
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
+  /** How long the balance wall waits before its next probe (balanceWall.ts). */
+  balanceProbeMs: number;
 }
 
 export interface Recorded {
   payout: PayoutView;
   /** Set when the payout failed transiently: wait this long before claiming again. */
   retryAfterMs: number | null;
+  /** This acceptance took the balance wall down: the caller wakes the payouts it held (after commit). */
+  balanceWallLowered?: boolean;
 }
 
 /** Releases a claim that did not pay the vendor: `failed` with a durable backoff, or `parked` once
- * the attempt limit is reached. `newKey` only after a definitive answer from the provider. */
+ * the attempt limit is reached. `newKey` only after a definitive answer from the provider, and only
+ * such an answer counts towards the cap: a claim that ends without one (nothing found, the key kept
+ * for a re-send) gives its attempt back, so re-sends under a kept key are bounded by the backoff
+ * (which keeps doubling with the claim count) and the key's retention, never by the cap. */
 async function releaseNotPaid(tx: Tx, payout: PayoutView, policy: RecordingPolicy, opts: { lastCode: string | null; newKey: boolean }): Promise<number | null> {
-  const capReached = payout.attempts >= payout.attemptLimit;
+  const definitive = opts.newKey;
+  const capReached = definitive && payout.attempts >= payout.attemptLimit;
   const delay = capReached ? null : retryDelayMs(payout.attempts, policy);
   await transition(tx, payout, { type: 'not_paid_retry', capReached }, {
     last_code: opts.lastCode ?? payout.lastCode,
-    ...(opts.newKey ? freshKeyColumns() : {}),
+    ...(definitive ? freshKeyColumns() : { attempt_limit: payout.attemptLimit + 1 }),
     next_attempt_at: delay === null ? null : new Date(Date.now() + delay),
   });
   // A refund made outside the app while this attempt was in flight now holds the payout instead.
@@ -46,6 +55,7 @@ export async function recordTransferOutcome(db: Db, input: {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
     const stillOurs = payout.status === 'processing' && payout.attempts === input.attemptNo;
     let retryAfterMs: number | null = null;
+    let balanceWallLowered = false;
     const base = { payoutId: payout.id, attemptNo: input.attemptNo, idempotencyKey: input.idempotencyKey, runId: input.runId };
     // A retried recording whose first try committed (e.g. its workflow task failed after the local
     // activity ran) finds this very transfer on the row: nothing to add, nothing to alarm about.
@@ -61,6 +71,7 @@ export async function recordTransferOutcome(db: Db, input: {
       if (outcome.type === 'accepted') {
         await insertAttempt(tx, { ...base, outcome: 'accepted', providerTransferId: outcome.entity.id, raw: outcome.entity });
         const to = await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: outcome.entity.id, last_code: null });
+        balanceWallLowered = await lowerBalanceWallOnAcceptance(tx, payout.id);
         // A direct transfer comes back `processed` at once (processed_at = created_at): the provider's
         // own answer to our request is the evidence a fetch would give, recorded the same way, so the
         // run needs no settlement wait. A later transfer.processed finds the row settled and changes nothing.
@@ -74,6 +85,8 @@ export async function recordTransferOutcome(db: Db, input: {
           // A rejection without a provider code is a bug in the adapter or the provider: a human decides.
           logger.error({ err: outcome, ...payoutLogFields(payout) }, 'transfer rejected without a provider error code');
           await transition(tx, payout, { type: 'needs_review' }, { last_code: 'REJECTED_WITHOUT_CODE' });
+        } else if (isBalanceShortage(code)) {
+          await releaseAtBalanceWall(tx, payout, input.policy, code);
         } else if (classifyRejection(code) === 'transient') {
           retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: code, newKey: true });
         } else {
@@ -85,8 +98,27 @@ export async function recordTransferOutcome(db: Db, input: {
         await insertAttempt(tx, { ...base, outcome: 'unknown', providerCode: outcome.reason, raw: outcome });
       }
     }
-    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs };
+    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs, balanceWallLowered };
   });
+}
+
+/** An insufficient-balance rejection: the platform's condition, not the payout's (balanceWall.ts).
+ * The rejection is definitive for its key, so the payout takes a fresh one; its attempt is given
+ * back and it waits (`pending`) behind the wall. A rejection of a re-sent key may be the provider
+ * replaying what it stored for the key's first request, from before the balance came back: it takes
+ * a fresh key and goes on, without putting the wall up (a real shortage rejects the fresh key too). */
+async function releaseAtBalanceWall(tx: Tx, payout: PayoutView, policy: RecordingPolicy, code: string): Promise<void> {
+  if (await wasKeysFirstSend(tx, payout.id)) {
+    if (await raiseBalanceWall(tx, code, policy.balanceProbeMs)) {
+      const { neededPaise, payouts } = await directTransferBacklog(tx);
+      logger.error({ ...payoutLogFields(payout), code, neededPaise, waitingPayouts: payouts },
+        'the platform balance is short: direct transfers wait behind the balance wall until a probe transfer is accepted (finance: top up the balance)');
+    }
+  }
+  await transition(tx, payout, { type: 'claim_released' }, {
+    attempt_limit: payout.attemptLimit + 1, claimed_by_run: null, last_code: code, next_attempt_at: null, ...freshKeyColumns(),
+  });
+  await holdIfRefundedWhileSending(tx, payout, policy.attemptCap);
 }
 
 /** The resolver's finding for a `processing` payout. `ask_again` changes nothing. */
@@ -97,12 +129,14 @@ export async function recordResolution(db: Db, input: {
   return inTransaction(db, async (tx) => {
     const payout = await lockPayout(tx, input.payoutId, input.policy.attemptCap);
     let retryAfterMs: number | null = null;
+    let balanceWallLowered = false;
     const r = input.resolution;
     if (payout.status === 'processing' && payout.attempts === input.attemptNo && r.kind !== 'ask_again') {
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: input.runId };
       if (r.kind === 'found_alive') {
         await insertAttempt(tx, { ...base, outcome: 'recovered', providerTransferId: r.transfer.id, raw: r.transfer });
         await transition(tx, payout, { type: 'transfer_accepted' }, { provider_transfer_id: r.transfer.id });
+        balanceWallLowered = await lowerBalanceWallOnAcceptance(tx, payout.id);
       } else if (r.kind === 'found_reversed' || (r.kind === 'found_failed' && isReversed(r.transfer))) {
         // Our request landed, was processed and was reversed before we knew: owed again, for ops.
         const reversals = r.kind === 'found_reversed' ? r.reversals : [];
@@ -124,7 +158,7 @@ export async function recordResolution(db: Db, input: {
         await transition(tx, payout, { type: 'needs_review' }, { last_code: 'AMBIGUOUS_PROVIDER_EVIDENCE' });
       }
     }
-    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs };
+    return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs, balanceWallLowered };
   });
 }
 

@@ -11,5 +11,7 @@ export function payoutPolicyFrom(config: Config): PayoutPolicy {
     humanRecheckMs: config.PAYOUT_HUMAN_RECHECK_MS,
     retryBackoffMs: config.PAYOUT_RETRY_BACKOFF_MS,
     retryBackoffMaxMs: config.PAYOUT_RETRY_BACKOFF_MAX_MS,
+    resolverRetryMaxMs: config.PAYOUT_RESOLVER_RETRY_MAX_MS,
+    balanceProbeMs: config.PAYOUT_BALANCE_PROBE_MS,
   };
 }

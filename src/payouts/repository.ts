@@ -7,6 +7,7 @@ import type { PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { payableRouteFor } from '../moneyin/orderRules';
+import { balanceGate } from './balanceWall';
 import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
@@ -162,7 +163,8 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
 export type ClaimResult =
   | { kind: 'claimed'; payout: PayoutView }
   | { kind: 'lost'; statusSeen: PayoutStatus | null }
-  | { kind: 'paused'; payout: PayoutView }
+  /** Held back: ops' kill switch, or the balance wall (this payout is not the probe). */
+  | { kind: 'paused'; payout: PayoutView; by: 'kill_switch' | 'balance_wall' }
   | { kind: 'no_transfer'; reason: string; payout: PayoutView | null };
 
 export async function transfersPaused(db: Queryable): Promise<boolean> {
@@ -173,7 +175,7 @@ export async function transfersPaused(db: Queryable): Promise<boolean> {
 /** Claims the order's payout for one transfer attempt: routes it at fire time (a payout that no longer
  * goes by direct transfer becomes `rerouted`), honours the kill switch, then compare-and-swaps
  * `pending|failed → processing` with `attempts < limit`. Zero rows is a lost claim, recorded once per run. */
-export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string }): Promise<ClaimResult> {
+export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number }): Promise<ClaimResult> {
   return inTransaction(db, async (tx) => {
     const order = await lockPayableOrder(tx, orderId);
     if (!order || order.order_status !== 'paid') return { kind: 'no_transfer', reason: `order is ${order?.order_status ?? 'missing'}`, payout: null };
@@ -206,9 +208,12 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
     if (payout.status === 'offline') return { kind: 'no_transfer', reason: 'ops decided to pay it offline', payout };
     // A retry of this run's claim whose first try committed (its completion was lost): still ours.
     if (payout.status === 'processing' && claimedByRun === opts.runId) return { kind: 'claimed', payout };
-    const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
     const claimable = statusesAllowing({ type: 'claim' }).includes(payout.status) && payout.attempts < payout.attemptLimit;
-    if (claimable && sw[0]?.paused) return { kind: 'paused', payout };
+    // The balance wall first: taking the probe updates the switch row, which must come before this
+    // transaction reads it FOR SHARE (two claims that both held it shared would deadlock upgrading).
+    if (claimable && (await balanceGate(tx, payout.id, opts.balanceProbeMs)) === 'wait') return { kind: 'paused', payout, by: 'balance_wall' };
+    const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
+    if (claimable && sw[0]?.paused) return { kind: 'paused', payout, by: 'kill_switch' };
     const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
       attempts: payout.attempts + 1,
       linked_account_id: route.linkedAccountId,

@@ -5,7 +5,6 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, transfersResumedSignal, type PayoutWorkflowInput } from '../contracts/payout';
 import { payoutSummary } from '../contracts/payoutText';
 import { OrderIdAttr } from '../contracts/searchAttributes';
-import { PAYOUT_SWEEP_SCHEDULE_ID, PAYOUT_SWEEP_WORKFLOW_TYPE } from '../contracts/sweep';
 import type { Db } from '../db/pool';
 import type { payoutWorkflow } from '../workflows/payout';
 import type { PayoutStarter } from './starter';
@@ -63,18 +62,4 @@ export function temporalPayoutStarter(client: Client, taskQueue: string, db?: Pi
       await startPayoutWorkflow(client, taskQueue, orderId, row ? { amountPaise: row.amount_paise, vendorId: row.vendor_id } : undefined);
     },
   };
-}
-
-/** Runs the payout sweep now (resume of transfers): joins a sweep already running on resume for the
- * same task queue. (One id per task queue: deployments that share a Temporal namespace — test
- * stacks, one per file — must not join each other's sweep, which reads another database.) */
-export async function startPayoutSweepNow(client: Client, taskQueue: string): Promise<string> {
-  const handle = await client.workflow.start(PAYOUT_SWEEP_WORKFLOW_TYPE, {
-    workflowId: `${PAYOUT_SWEEP_SCHEDULE_ID}-on-resume-${taskQueue}`,
-    taskQueue,
-    args: [{ batchSize: 100 }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-  });
-  return handle.workflowId;
 }

@@ -69,7 +69,7 @@ describe('payouts: hardened money paths', () => {
   test('when transfers are paused after a claim committed and before the request, then nothing is sent, the claim is released without spending an attempt, and resume pays it once', async () => {
     const account = await control.createLinkedAccount();
     const order = await seedPaidOrder(db, { linkedAccountId: account });
-    const claim = await claimPayout(db, order.orderId, { attemptCap: stack.config.PAYOUT_ATTEMPT_CAP, runId: 'test-run' });
+    const claim = await claimPayout(db, order.orderId, { attemptCap: stack.config.PAYOUT_ATTEMPT_CAP, runId: 'test-run', balanceProbeMs: 60_000 });
     expect(claim.kind).toBe('claimed');
     if (claim.kind !== 'claimed') return;
     await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'bank incident' });

@@ -119,7 +119,7 @@ describe('payouts: owed offline means no transfer can pay it', () => {
     const order = await seedPaidOrder(db, { linkedAccountId: account });
     const decided = await ops('POST', `/ops/payouts/${order.orderId}/pay-offline`, { reason: 'vendor asked for NEFT' });
     expect([decided.status, decided.body.payout?.status]).toEqual([200, 'offline']);
-    const claim = await claimPayout(db, order.orderId, { attemptCap: stack.config.PAYOUT_ATTEMPT_CAP, runId: 'test-late-claim' });
+    const claim = await claimPayout(db, order.orderId, { attemptCap: stack.config.PAYOUT_ATTEMPT_CAP, runId: 'test-late-claim', balanceProbeMs: 60_000 });
     expect(claim).toMatchObject({ kind: 'no_transfer', payout: { status: 'offline' } });
     expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'offline', attempts: 0 });
     await result(order.orderId);

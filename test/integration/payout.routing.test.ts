@@ -78,7 +78,7 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
   test('when 50 claims race for one pending payout, then exactly one wins and 49 lost claims are counted', async () => {
     const order = await seedPaidOrder(db, { linkedAccountId: 'acc_RaceVendor0001' });
     const before = await readPayoutCounters(db);
-    const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => claimPayout(db, order.orderId, { attemptCap: 5, runId: `race-${order.orderId}-${i}` })));
+    const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => claimPayout(db, order.orderId, { attemptCap: 5, runId: `race-${order.orderId}-${i}`, balanceProbeMs: 60_000 })));
     expect(claims.filter((c) => c.kind === 'claimed')).toHaveLength(1);
     expect(claims.filter((c) => c.kind === 'lost')).toHaveLength(49);
     const row = await payoutRow(db, order.orderId);
@@ -89,11 +89,11 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
 
   test('when a claim activity is retried after its first try committed, then the same run gets its claim back and another run loses', async () => {
     const order = await seedPaidOrder(db, { linkedAccountId: 'acc_RetryVendor001' });
-    const first = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A' });
-    const retried = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A' });
+    const first = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A', balanceProbeMs: 60_000 });
+    const retried = await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-A', balanceProbeMs: 60_000 });
     expect(first.kind).toBe('claimed');
     expect(retried).toEqual(first);
-    expect((await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-B' })).kind).toBe('lost');
+    expect((await claimPayout(db, order.orderId, { attemptCap: 5, runId: 'run-B', balanceProbeMs: 60_000 })).kind).toBe('lost');
     expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing', attempts: 1 });
   });
 
@@ -114,18 +114,18 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
 
   test('when an unsubsidised online order\'s gateway order carries no split, then it is a direct transfer at fire time, as money in decided', async () => {
     const noSplit = await seedPaidOrder(db, { linkedAccountId: 'acc_NoSplitVendor1', subsidyPaise: 0, withPayout: true });
-    expect((await claimPayout(db, noSplit.orderId, { attemptCap: 5, runId: 'run-nosplit' })).kind).toBe('claimed');
+    expect((await claimPayout(db, noSplit.orderId, { attemptCap: 5, runId: 'run-nosplit', balanceProbeMs: 60_000 })).kind).toBe('claimed');
     expect(await payoutRow(db, noSplit.orderId)).toMatchObject({ status: 'processing' });
 
     const withSplit = await seedPaidOrder(db, { linkedAccountId: 'acc_SplitVendor001', subsidyPaise: 0 });
     await db.query('UPDATE orders SET split_transfer_paise = $2, split_linked_account_id = $3 WHERE id = $1', [withSplit.orderId, withSplit.vendorNetPaise, 'acc_SplitVendor001']);
-    expect(await claimPayout(db, withSplit.orderId, { attemptCap: 5, runId: 'run-split' })).toMatchObject({ kind: 'no_transfer', reason: 'route split' });
+    expect(await claimPayout(db, withSplit.orderId, { attemptCap: 5, runId: 'run-split', balanceProbeMs: 60_000 })).toMatchObject({ kind: 'no_transfer', reason: 'route split' });
   });
 
   test('when a resolver finding about an older claim arrives after a new claim, then the new claim is not released', async () => {
     const order = await seedPaidOrder(db, { linkedAccountId: 'acc_OldClaimVendr1' });
     await db.query(`UPDATE payouts SET status = 'processing', attempts = 2, claimed_at = now() WHERE order_id = $1`, [order.orderId]);
-    const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000 };
+    const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000, balanceProbeMs: 60_000 };
     await recordResolution(db, { payoutId: order.payoutId!, attemptNo: 1, resolution: { kind: 'nothing_found' }, runId: 'run-old', policy });
     expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'processing', attempts: 2 });
     expect(await attemptOutcomes(db, order.payoutId!)).toEqual([]);
@@ -137,7 +137,7 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     const entity = { id: 'trf_LateAccepted01', status: 'processed' } as never;
     await recordTransferOutcome(db, {
       payoutId: order.payoutId!, attemptNo: 1, idempotencyKey: order.payoutId!, outcome: { type: 'accepted', entity }, runId: 'run-late',
-      policy: { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000 },
+      policy: { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 1_000, balanceProbeMs: 60_000 },
     });
     expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'failed', attempts: 1 });
     const { rows } = await db.query('SELECT outcome, provider_transfer_id FROM payout_attempts WHERE payout_id = $1', [order.payoutId]);

@@ -7,6 +7,7 @@ import type { Db } from '../../src/db/pool';
 import { readRunDetails } from '../../src/temporal/runDetails';
 import type { RzpTransfer } from '../../src/gateway/types';
 import { readPayoutCounters } from '../../src/payouts/counters';
+import { readBalanceWall } from '../../src/payouts/balanceWall';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
@@ -39,6 +40,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
         PAYOUT_RESOLVER_RETRY_MS: '300',
         PAYOUT_STALE_CLAIM_MS: '5000',
         PAYOUT_HUMAN_RECHECK_MS: '60000',
+        PAYOUT_BALANCE_PROBE_MS: '3000',
       },
     });
     ({ db, temporal, apiUrl } = stack);
@@ -54,6 +56,8 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
   afterEach(async () => {
     await control.clearFaults();
     await control.setPlatformBalance(BALANCE);
+    // Each test starts with the balance wall down (a failed test may leave it up).
+    await db.query('UPDATE transfer_switch SET balance_short_since = NULL, balance_short_code = NULL, balance_probe_at = NULL, balance_probe_payout = NULL WHERE id = 1');
   });
 
   const starter = () => temporalPayoutStarter(temporal.client, temporal.taskQueue);
@@ -191,30 +195,93 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-parked-retried');
   });
 
-  test('8a. when the platform balance is short, then the payout fails, is retried with backoff and is paid once the balance returns', async () => {
+  const balanceWall = () => readBalanceWall(db);
+  const resumeTransfers = () => fetch(`${apiUrl}/ops/transfers/resume`, {
+    method: 'POST', body: JSON.stringify({ reason: 'balance topped up' }), headers: { ...opsKey, 'x-actor': 'asha', 'content-type': 'application/json' },
+  });
+  /** What the payout spent of its cap: attempts beyond those given back (attempt_limit − cap). */
+  const attemptsSpent = (r: { attempts: number; attempt_limit: number | null }) => r.attempts - ((r.attempt_limit ?? 5) - 5);
+
+  test('8a. when the platform balance runs dry, then the first rejection puts the balance wall up without spending an attempt, other payouts wait unsent, and once the balance is back one probe takes the wall down and each is paid once', async () => {
+    const account = await control.createLinkedAccount();
+    const first = await seedPaidOrder(db, { linkedAccountId: account });
+    await control.setPlatformBalance(0);
+    await starter().startPayout(first.orderId);
+    const wall = await eventually(balanceWall, (w) => w !== null);
+    expect(wall).toMatchObject({ code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    expect(wall!.neededPaise).toBeGreaterThanOrEqual(8_100);
+    const held = await eventually(() => payoutRow(db, first.orderId), (r) => r?.status === 'pending' && r?.attempts === 1);
+    expect(attemptsSpent(held!)).toBe(0);
+    // The switch the ops API answers says why and what the backlog needs.
+    const sw = await (await fetch(`${apiUrl}/ops/transfers/switch`, { headers: opsKey })).json() as { paused: boolean; balanceWall: { neededPaise: number } | null };
+    expect(sw).toMatchObject({ paused: false, balanceWall: { neededPaise: wall!.neededPaise } });
+
+    const others = [await seedPaidOrder(db, { linkedAccountId: account }), await seedPaidOrder(db, { linkedAccountId: account })];
+    const callsBehindTheWall = await createCalls();
+    for (const o of others) await starter().startPayout(o.orderId);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await createCalls()).toBe(callsBehindTheWall); // nothing sent behind the wall
+    for (const o of others) expect(await payoutRow(db, o.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
+
+    await control.setPlatformBalance(BALANCE);
+    // The scheduled sweep is the timer: once the probe is due it wakes the oldest payout, whose
+    // accepted transfer takes the wall down and wakes the rest.
+    await eventually(async () => { await runSweep(); return balanceWall(); }, (w) => w === null, 20_000);
+    for (const o of [first, ...others]) {
+      expect(await result(o.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+      const row = await payoutRow(db, o.orderId);
+      expect(row!.status).toBe('settled');
+      expect(attemptsSpent(row!)).toBe(1);
+    }
+    const transfers = await transfersTo(account);
+    expect(transfers).toHaveLength(3);
+    expect(new Set(transfers.map((t) => (t.notes as Record<string, string>).transaction_id))).toEqual(new Set([first, ...others].map((o) => o.payoutId)));
+    expect(await attemptOutcomes(db, first.payoutId!)).toEqual(['rejected', 'accepted', 'settled']);
+    await recordHistory(temporal.client, payoutWorkflowId(first.orderId), 'payout-balance-wall');
+  });
+
+  test('8b. when the balance stays short, then no payout is parked: each probe finds it short without spending an attempt, and ops\' resume probes at once', async () => {
     const account = await control.createLinkedAccount();
     const order = await seedPaidOrder(db, { linkedAccountId: account });
     await control.setPlatformBalance(0);
     await starter().startPayout(order.orderId);
-    await eventually(() => payoutRow(db, order.orderId), (r) => (r?.attempts ?? 0) >= 2 && r?.status === 'failed');
-    expect(await payoutRow(db, order.orderId)).toMatchObject({ last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    await eventually(balanceWall, (w) => w !== null);
+    // Probes every PAYOUT_BALANCE_PROBE_MS (3 s here), each rejected: more than the cap of 5 in all.
+    const probed = await eventually(async () => { await runSweep(); return payoutRow(db, order.orderId); }, (r) => (r?.attempts ?? 0) >= 6 && r?.status === 'pending', 40_000);
+    expect(probed).toMatchObject({ status: 'pending', last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    expect(attemptsSpent(probed!)).toBe(0);
+    const keys = await db.query('SELECT count(DISTINCT idempotency_key)::int AS n, count(*)::int AS rejected FROM payout_attempts WHERE payout_id = $1 AND outcome = $2', [order.payoutId, 'rejected']);
+    expect(keys.rows[0].n).toBe(keys.rows[0].rejected); // a fresh key after every rejection
+    expect(await transfersTo(account)).toHaveLength(0);
+
+    // Right after a rejected probe (the next one 3 s away), ops' resume asks at once.
+    await eventually(balanceWall, (w) => w !== null && Date.parse(w.nextProbeAt!) - Date.now() > 2_000, 10_000);
     await control.setPlatformBalance(BALANCE);
+    const asked = Date.now();
+    expect((await resumeTransfers()).status).toBe(200);
+    await eventually(balanceWall, (w) => w === null, 10_000);
+    expect(Date.now() - asked).toBeLessThan(2_500);
     expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
     await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
   });
 
-  test('8b. when the platform balance never returns, then the payout is parked after 5 attempts and nothing is transferred', async () => {
+  test('8c. when a re-send under a kept key gets the rejection stored for its first request replayed after the balance came back, then it takes a fresh key and pays, neither parking nor putting the wall up', async () => {
     const account = await control.createLinkedAccount();
     const order = await seedPaidOrder(db, { linkedAccountId: account });
     await control.setPlatformBalance(0);
+    // The first request is rejected at zero balance and stored under its key, but its answer is lost.
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'drop_after_commit' }, calls: [1] });
     await starter().startPayout(order.orderId);
-    await eventually(() => payoutRow(db, order.orderId), (r) => r?.status === 'parked', 30_000);
-    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'parked', attempts: 5, last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
-    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
-    expect(await transfersTo(account)).toHaveLength(0);
-    const keys = await db.query('SELECT count(DISTINCT idempotency_key)::int AS n FROM payout_attempts WHERE payout_id = $1', [order.payoutId]);
-    expect(keys.rows[0].n).toBe(5); // a fresh key after every definitive rejection
-    expect((await readPayoutCounters(db)).parkedPayouts).toBeGreaterThanOrEqual(1);
+    await eventually(() => attemptOutcomes(db, order.payoutId!), (o) => o.includes('unknown'));
+    await control.setPlatformBalance(BALANCE);
+    expect(await result(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    await expectExactlyOneTransfer(account, order.payoutId!, order.orderId, 8_100);
+    // Nothing found (key kept, attempt given back), the kept key's stored rejection replayed (a fresh
+    // key, attempt given back), then the fresh key's transfer.
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'not_found', 'rejected', 'accepted', 'settled']);
+    const row = await payoutRow(db, order.orderId);
+    expect(attemptsSpent(row!)).toBe(1);
+    expect(await balanceWall()).toBeNull();
   });
 
   test('9. when ops mark a parked payout paid externally, then it is settled with the reference and the sandbox shows no transfer', async () => {

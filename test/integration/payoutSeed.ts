@@ -75,7 +75,7 @@ export async function seedPaidOrder(db: Db, o: {
 
 export async function payoutRow(db: Db, orderId: string) {
   const { rows } = await db.query('SELECT * FROM payouts WHERE order_id = $1', [orderId]);
-  return rows[0] as { id: string; status: string; attempts: number; last_code: string | null; provider_transfer_id: string | null; external_reference: string | null; idempotency_key: string } | undefined;
+  return rows[0] as { id: string; status: string; attempts: number; attempt_limit: number | null; last_code: string | null; provider_transfer_id: string | null; external_reference: string | null; idempotency_key: string } | undefined;
 }
 
 export async function attemptOutcomes(db: Db, payoutId: string): Promise<string[]> {

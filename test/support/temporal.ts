@@ -2,16 +2,15 @@
  * test file on its own task queue. */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { connectWorker } from '../../src/temporal/connection';
-import { createWorker } from '../../src/worker';
+import { createWorker, type PayoutWorkers } from '../../src/worker';
 import type { ActivityDeps } from '../../src/activities/deps';
 import { testServices } from './db';
 
 export interface TestTemporal {
   client: Client;
   taskQueue: string;
-  worker: Worker;
+  worker: PayoutWorkers;
   /** Resolves when the worker has stopped. */
   running: Promise<void>;
   close(): Promise<void>;

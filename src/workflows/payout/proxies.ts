@@ -1,9 +1,10 @@
 /** How the payout workflow calls its activities: short idempotent database steps (remote for runs
  * started before issue 12, local after), the resolver's heartbeating listing, and the money-moving
  * call that Temporal never retries. */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payout';
 import type { PayoutPolicy } from '../../contracts/payout';
+import { providerTaskQueue } from '../../contracts/taskQueues';
 
 /** Idempotent database steps: safe to retry. */
 const databaseCall = {
@@ -28,4 +29,29 @@ export const { resolveUnknownTransfer: askProviderLedger } = proxyActivities<Pay
 /** The money-moving call is never retried by Temporal: a retry is a decision of the workflow. */
 export function moneyMovingCalls(policy: PayoutPolicy): PayoutCalls {
   return proxyActivities<PayoutActivities>({ startToCloseTimeout: policy.transferTimeoutMs, retry: { maximumAttempts: 1 } });
+}
+
+/** The calls that reach Razorpay, each on its call class's rate-limited task queue (issue 22): the
+ * money-moving call on the writes queue (still never retried by Temporal), the resolver's listing and
+ * the settlement fetch on the reads queue. */
+export interface ProviderCalls {
+  send: PayoutCalls['sendDirectTransfer'];
+  askProviderLedger: PayoutCalls['resolveUnknownTransfer'];
+  checkSettlement: PayoutCalls['checkSettlement'];
+}
+
+export function providerBudgetCalls(policy: PayoutPolicy): ProviderCalls {
+  const queue = workflowInfo().taskQueue;
+  const writes = proxyActivities<PayoutActivities>({ taskQueue: providerTaskQueue(queue, 'writes'), startToCloseTimeout: policy.transferTimeoutMs, retry: { maximumAttempts: 1 } });
+  const reads = providerTaskQueue(queue, 'reads');
+  return {
+    send: writes.sendDirectTransfer,
+    askProviderLedger: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads, startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).resolveUnknownTransfer,
+    checkSettlement: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads }).checkSettlement,
+  };
+}
+
+/** The same calls on the workflow's own task queue, as runs recorded before issue 22 replay them. */
+export function workflowQueueCalls(policy: PayoutPolicy): ProviderCalls {
+  return { send: moneyMovingCalls(policy).sendDirectTransfer, askProviderLedger, checkSettlement: remoteDb.checkSettlement };
 }

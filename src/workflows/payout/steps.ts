@@ -5,7 +5,8 @@ import { ActivityFailure, ApplicationFailure, condition, continueAsNew, patched,
 import type { TransferRequest, TransferSendOutcome } from '../../activities/payout';
 import { TRANSFERS_PAUSED, type PayoutPolicy, type PayoutStatus, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult } from '../../contracts/payout';
 import type { MoneyOutcome, RzpTransfer } from '../../gateway/types';
-import { askProviderLedger, localDb, moneyMovingCalls, remoteDb, type PayoutCalls } from './proxies';
+import { resolverDelayMs } from '../../payouts/resolverBackoff';
+import { localDb, providerBudgetCalls, remoteDb, workflowQueueCalls, type PayoutCalls, type ProviderCalls } from './proxies';
 import type { PayoutRun } from './run';
 
 /** Everything a step needs: the run's state, the policy read at start and the database calls. */
@@ -15,7 +16,11 @@ export interface PayoutContext {
   policy: PayoutPolicy;
   /** Local activities for runs started after issue 12, remote ones for runs recorded before. */
   db: PayoutCalls;
-  send: PayoutCalls['sendDirectTransfer'];
+  /** The calls that reach Razorpay: on the provider budget's task queues for runs started after
+   * issue 22, on the workflow's own queue for runs recorded before. */
+  provider: ProviderCalls;
+  /** Whether a refused listing (429, 5xx) makes the resolver back off exponentially (issue 22). */
+  resolverBacksOff: boolean;
 }
 
 /** One step of the state machine: a result ends the run, nothing goes round again. */
@@ -36,7 +41,10 @@ export async function openPayoutRun(input: PayoutWorkflowInput, run: PayoutRun):
   let policy: PayoutPolicy;
   if (cheap) ({ policy, payout: firstRead } = await localDb.startPayoutRun(input.orderId));
   else policy = await remoteDb.readPayoutPolicy();
-  const ctx: PayoutContext = { input, run, policy, db, send: moneyMovingCalls(policy).sendDirectTransfer };
+  // One patch for the provider budget: the task queues and the resolver's backoff change together.
+  const budgeted = patched('payout-provider-budget');
+  const provider = budgeted ? providerBudgetCalls(policy) : workflowQueueCalls(policy);
+  const ctx: PayoutContext = { input, run, policy, db, provider, resolverBacksOff: budgeted };
   run.publish(firstRead !== undefined ? firstRead : await db.readPayout(input.orderId));
   return ctx;
 }
@@ -89,16 +97,18 @@ export const claimAndSend: PayoutStep = async (ctx) => {
 export const resolveUnknownTransfer: PayoutStep = async (ctx) => {
   const { run } = ctx;
   run.explain('resolving');
+  let refusedInARow = 0;
   for (;;) {
-    const found = await askProviderLedger(run.payout!.id);
-    run.note('resolve', found.resolution);
+    const found = await ctx.provider.askProviderLedger(run.payout!.id);
+    run.note('resolve', found.listingRefused ? 'ask_again (listing refused)' : found.resolution);
     // Leave once the row is no longer `processing` (e.g. a retried activity whose first try recorded it).
     if (found.resolution !== 'ask_again' || found.payout.status !== 'processing') {
       run.publish(found.payout);
       return undefined;
     }
     await continueAsNewIfSuggested(ctx);
-    await sleep(ctx.policy.resolverRetryMs);
+    refusedInARow = found.listingRefused ? refusedInARow + 1 : 0;
+    await sleep(ctx.resolverBacksOff ? resolverDelayMs(ctx.policy, refusedInARow, Math.random()) : ctx.policy.resolverRetryMs);
   }
 };
 
@@ -110,7 +120,7 @@ export const awaitSettlement: PayoutStep = async (ctx) => {
     await condition(() => run.settlementEvidence, ctx.policy.settlementPollMs);
     run.settlementEvidence = false;
     // A provider fetch: a remote activity (a slow gateway must not stretch a workflow task).
-    const view = await remoteDb.checkSettlement(payoutId);
+    const view = await ctx.provider.checkSettlement(payoutId);
     if (view.status !== 'accepted') {
       run.publish(view);
       return undefined;
@@ -158,7 +168,7 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
   const resumesBeforeSend = run.resumes;
   let sent: TransferSendOutcome;
   try {
-    sent = await ctx.send(req);
+    sent = await ctx.provider.send(req);
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     sent = { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `createTransfer activity failed: ${err.cause?.message ?? err.message}` };
