@@ -2,7 +2,8 @@
  * createActivities. `npm run worker` runs it alone (owning the Schedules, with /health and /ready
  * on WORKER_HEALTH_PORT); the stack and the tests build it in-process. */
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type State, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { providerTaskQueue } from './contracts/taskQueues';
 import { installRuntime, sdkLogger, sdkMetricsUrl } from './temporal/runtime';
 import { createPayoutMetrics } from './observability/metrics';
 import { loadConfig, type Config } from './config/config';
@@ -26,23 +27,54 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundle;
 }
 
-export async function createWorker(opts: { connection: NativeConnection; namespace: string; taskQueue: string; deps: ActivityDeps }): Promise<Worker> {
+/** The workers of one process: the workflow task queue's, and one per provider call class on its
+ * rate-limited queue (src/contracts/taskQueues.ts). Run, stopped and watched as one. */
+export interface PayoutWorkers {
+  run(): Promise<void>;
+  shutdown(): void;
+  /** The workflow worker's state, or FAILED once any of the set has failed. */
+  getState(): State;
+}
+
+export async function createWorker(opts: { connection: NativeConnection; namespace: string; taskQueue: string; deps: ActivityDeps }): Promise<PayoutWorkers> {
   installRuntime();
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace,
+  const activities = createActivities(opts.deps);
+  const { config } = opts.deps;
+  const common = { connection: opts.connection, namespace: opts.namespace, activities };
+  const main = await Worker.create({
+    ...common,
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities(opts.deps),
     // Two cores: keep concurrency modest and predictable.
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,
   });
+  // Activity-only workers for the provider budget: the rate is enforced by the server for the whole
+  // task queue, whichever worker polls; each worker sets the same configured value.
+  const budgets = await Promise.all((['writes', 'reads'] as const).map((callClass) => Worker.create({
+    ...common,
+    taskQueue: providerTaskQueue(opts.taskQueue, callClass),
+    maxTaskQueueActivitiesPerSecond: callClass === 'writes' ? config.RAZORPAY_WRITE_RPS : config.RAZORPAY_READ_RPS,
+    maxConcurrentActivityTaskExecutions: 20,
+  })));
+  const all = [main, ...budgets];
+  const shutdown = () => { for (const w of all) if (w.getState() === 'RUNNING') w.shutdown(); };
+  return {
+    shutdown,
+    getState: () => (all.some((w) => w.getState() === 'FAILED') ? 'FAILED' : main.getState()),
+    // One stopping stops the others (the SDK stops each on SIGINT/SIGTERM by itself too).
+    run: async () => {
+      const runs = all.map((w) => w.run().finally(shutdown));
+      const results = await Promise.allSettled(runs);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
 }
 
 /** The production worker's boot, shared with `npm run dev`: ensures the Schedules (unless
  * WORKER_SCHEDULES=off), then builds the worker. */
-export async function bootProductionWorker(opts: { config: Config; db: Db; client: Client; connection: NativeConnection }): Promise<Worker> {
+export async function bootProductionWorker(opts: { config: Config; db: Db; client: Client; connection: NativeConnection }): Promise<PayoutWorkers> {
   const { config } = opts;
   if (config.WORKER_SCHEDULES === 'on') {
     logger.info({ schedules: await ensureSchedules(opts.client, config) }, 'schedules ensured');
@@ -60,7 +92,7 @@ async function main(): Promise<void> {
   const worker = await bootProductionWorker({ config, db, client, connection });
   // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
   const drainer = startOutboxDrainer({ db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db) });
-  const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl });
+  const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl, budget: config });
   const health = await startHealthServer({
     metrics: () => metrics.render(),
     host: config.HTTP_HOST,

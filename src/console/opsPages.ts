@@ -12,6 +12,7 @@ import { createGateway } from '../gateway';
 import { fetchTransferEvidence } from '../payouts/externalTransfer';
 import { decideOnPayout, decisionNotTaken } from '../payouts/humanQueue';
 import { pauseTransfers, readTransferSwitch, requestsPastTheGate, setTransfersPaused, type InFlightRequests } from '../payouts/killSwitch';
+import { readBacklogReport, type BacklogReport } from '../payouts/backlog';
 import { listHumanQueue } from '../payouts/queue';
 import { explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
@@ -62,6 +63,24 @@ function inFlightSection(live: InFlightRequests): Html {
 ${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.payouts.length} of ${live.count} are shown.</p>` : ''}</div>`;
 }
 
+const payoutsWord = (n: number): string => `${n.toLocaleString('en-IN')} payout${n === 1 ? '' : 's'}`;
+
+/** What waits on Razorpay, how long the writes take at the configured rate, and the balance wall. */
+function backlogSection(b: BacklogReport): Html {
+  const toSend = b.write.due + b.write.claimed;
+  const rows: Array<[string, string, number]> = [
+    ['write', 'due to be sent', b.write.due], ['write', 'claimed, waiting for the write budget', b.write.claimed], ['write', 'sent, no answer yet', b.write.inFlight],
+    ['read', 'answer lost, waiting for the resolver\'s listing', b.read.unknown], ['read', 'accepted, waiting for settlement', b.read.awaitingSettlement],
+  ];
+  return html`<section aria-labelledby="backlog-title"><h2 id="backlog-title">Provider backlog</h2>
+<p data-testid="backlog-eta">${toSend === 0 ? 'No transfer waits to be sent' : html`Sending the ${payoutsWord(toSend)} still to be requested takes about <strong>${formatAge(b.etaSeconds)}</strong>`} at ${b.budgetRps.write} transfers a second (reads: ${b.budgetRps.read} a second)${b.overEtaBound ? html` — <span class="paused">past the alert bound of ${formatAge(b.etaAlertSeconds)}</span>` : ''}.</p>
+<table data-testid="backlog"><thead><tr><th scope="col">Call class</th><th scope="col">Waiting</th><th scope="col" class="num">Payouts</th></tr></thead>
+<tbody>${rows.map(([klass, words, n]) => html`<tr><td>${klass}</td><td>${words}</td><td class="num">${n.toLocaleString('en-IN')}</td></tr>`)}</tbody></table>
+<p data-testid="balance-wall">${b.balanceWall
+    ? html`<span class="paused">Balance wall: the platform balance is short</span> since ${when(b.balanceWall.since)} (<code>${b.balanceWall.code}</code>). The ${payoutsWord(b.balanceWall.waitingPayouts)} waiting need <strong>${b.balanceWall.needed.rupees}</strong>: finance adds it to the Razorpay balance; transfers resume by themselves once a probe is accepted${b.balanceWall.nextProbeAt ? html` (next probe ${when(b.balanceWall.nextProbeAt)})` : ''}, or at once on resume.`
+    : 'No balance wall: the platform balance has not refused a transfer.'}</p></section>`;
+}
+
 export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const cap = deps.config.PAYOUT_ATTEMPT_CAP;
   // Fetches the transfer a mark-paid decision names; lists transfers before a pay-offline one.
@@ -69,9 +88,10 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
 
   app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch'), async (request, reply) => {
     const session = sessionOf(request);
-    const [queue, sw] = await Promise.all([
+    const [queue, sw, backlog] = await Promise.all([
       listHumanQueue(deps.db, { limit: 200 }, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE }),
       readTransferSwitch(deps.db),
+      readBacklogReport(deps.db, deps.config),
     ]);
     const done = switchedQuery.parse(request.query ?? {});
     const live = sw.paused ? await requestsPastTheGate(deps.db) : null;
@@ -84,6 +104,7 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
 <label for="switch-reason">Reason</label><input id="switch-reason" name="reason" required minlength="3" maxlength="500" size="50">
 <button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form>
 ${live ? inFlightSection(live) : ''}</fieldset></section>
+${backlogSection(backlog)}
 <h2>Parked and review payouts (oldest first)</h2>
 <table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
 <tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">

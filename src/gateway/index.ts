@@ -3,7 +3,8 @@
  * once (classify.ts). Money-moving calls return a MoneyOutcome; the others throw GatewayCallError. */
 import type { z } from 'zod';
 import { logger } from '../logger';
-import { classifyFailure, type FailedOutcome } from './classify';
+import { callOutcomeOf, countProviderCall, type ProviderEndpoint } from './callCounts';
+import { ProviderContractError, classifyFailure, type FailedOutcome } from './classify';
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
 import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpRefund, type RzpTransfer } from './types';
@@ -16,19 +17,36 @@ export type { GatewayConfig } from './sdkClient';
 const LIST_PAGE = 100;
 const RECON_PAGE = 1000;
 
-function failureOf(operation: string, result: Extract<SdkCallResult<unknown>, { ok: false }>): FailedOutcome {
+function failureOf(operation: ProviderEndpoint, result: Extract<SdkCallResult<unknown>, { ok: false }>): FailedOutcome {
   // The SDK rejects with plain objects without `.message`: log the whole thing.
   logger.error({ component: 'gateway', err: result.failure, transport: result.transportError, operation }, 'razorpay call failed');
-  return classifyFailure(result.failure, result.transportError);
+  let outcome: FailedOutcome;
+  try {
+    outcome = classifyFailure(result.failure, result.transportError);
+  } catch (err) {
+    // A 4xx without a code still was a call; anything else rethrown here never reached the provider.
+    if (err instanceof ProviderContractError) countProviderCall(operation, 'contract_error');
+    throw err;
+  }
+  countProviderCall(operation, callOutcomeOf(outcome));
+  return outcome;
 }
 
-function invalidAnswer(operation: string, issues: z.core.$ZodIssue[], raw: unknown): FailedOutcome {
+/** One SDK call to Razorpay, counted by endpoint and outcome (callCounts.ts); a failure is counted
+ * by failureOf, which every failed call goes through. */
+async function providerCall<T>(operation: ProviderEndpoint, headers: Record<string, string>, fn: () => Promise<T>): Promise<SdkCallResult<T>> {
+  const result = await callSdk(headers, fn);
+  if (result.ok) countProviderCall(operation, 'ok');
+  return result;
+}
+
+function invalidAnswer(operation: ProviderEndpoint, issues: z.core.$ZodIssue[], raw: unknown): FailedOutcome {
   logger.error({ component: 'gateway', operation, issues, raw }, 'razorpay answer failed validation');
   return { type: 'unknown', reason: 'no_response', httpStatus: null, detail: `${operation}: 2xx answer failed validation: ${JSON.stringify(issues).slice(0, 500)}` };
 }
 
-async function moneyCall<S extends z.ZodType>(operation: string, schema: S, headers: Record<string, string>, fn: () => Promise<unknown>): Promise<MoneyOutcome<z.output<S>>> {
-  const result = await callSdk(headers, fn);
+async function moneyCall<S extends z.ZodType>(operation: ProviderEndpoint, schema: S, headers: Record<string, string>, fn: () => Promise<unknown>): Promise<MoneyOutcome<z.output<S>>> {
+  const result = await providerCall(operation, headers, fn);
   if (!result.ok) return failureOf(operation, result);
   const parsed = schema.safeParse(result.value);
   // The provider answered 2xx, so it acted; an unreadable answer must go to the resolver, not be retried blindly.
@@ -36,11 +54,15 @@ async function moneyCall<S extends z.ZodType>(operation: string, schema: S, head
   return { type: 'accepted', entity: parsed.data };
 }
 
-async function readCall<S extends z.ZodType>(operation: string, schema: S, fn: () => Promise<unknown>): Promise<z.output<S>> {
-  const result = await callSdk({}, fn);
+async function readCall<S extends z.ZodType>(operation: ProviderEndpoint, schema: S, fn: () => Promise<unknown>): Promise<z.output<S>> {
+  const result = await providerCall(operation, {}, fn);
   if (!result.ok) throw new GatewayCallError(operation, failureOf(operation, result));
-  const parsed = schema.safeParse(result.value);
-  if (!parsed.success) throw new GatewayCallError(operation, invalidAnswer(operation, parsed.error.issues, result.value));
+  return parsedAnswer(operation, schema, result.value);
+}
+
+function parsedAnswer<S extends z.ZodType>(operation: ProviderEndpoint, schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new GatewayCallError(operation, invalidAnswer(operation, parsed.error.issues, value));
   return parsed.data;
 }
 
@@ -52,7 +74,7 @@ export const REFUND_IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{10,}$/;
 
 /** Items of a listing, each parsed alone: one that does not parse is logged whole and skipped, so the
  * rest (e.g. the resolver's evidence) stays readable. */
-function readableItems<S extends z.ZodType>(operation: string, schema: S, items: unknown[]): Array<z.output<S>> {
+function readableItems<S extends z.ZodType>(operation: ProviderEndpoint, schema: S, items: unknown[]): Array<z.output<S>> {
   const out: Array<z.output<S>> = [];
   for (const item of items) {
     const parsed = schema.safeParse(item);
@@ -105,8 +127,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     capturePaymentIfNeeded: async (paymentId, amountPaise) => {
       const payment = await fetchPayment(paymentId);
       if (payment.status !== 'authorized') return payment;
-      const result = await callSdk({}, () => sdk.payments.capture(paymentId, amountPaise, 'INR'));
-      if (result.ok) return readCall('payments.capture', paymentSchema, async () => result.value);
+      const result = await providerCall('payments.capture', {}, () => sdk.payments.capture(paymentId, amountPaise, 'INR'));
+      if (result.ok) return parsedAnswer('payments.capture', paymentSchema, result.value);
       const outcome = failureOf('payments.capture', result);
       // Captured in the meantime (auto-capture, a concurrent caller): the fact we wanted holds.
       const now = await fetchPayment(paymentId);

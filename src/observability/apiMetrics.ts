@@ -10,8 +10,8 @@ import { createPayoutMetrics, webhookMetrics, type PayoutMetrics } from './metri
 
 const WEBHOOK_URL = '/webhooks/razorpay';
 
-export async function apiMetrics(app: FastifyInstance, deps: Pick<ApiDeps, 'db' | 'temporal'>): Promise<PayoutMetrics> {
-  const metrics = createPayoutMetrics({ db: deps.db, temporal: deps.temporal, scheduleIds: SCHEDULE_IDS });
+export async function apiMetrics(app: FastifyInstance, deps: Pick<ApiDeps, 'db' | 'temporal' | 'config'>): Promise<PayoutMetrics> {
+  const metrics = createPayoutMetrics({ db: deps.db, temporal: deps.temporal, scheduleIds: SCHEDULE_IDS, budget: deps.config });
   const webhooks = webhookMetrics(metrics.registry);
 
   // The webhook answers `{ status: 'ok', eventId, event, duplicate, setAside?, … }`; only a 2xx can be one.

@@ -1,10 +1,13 @@
 /** Prometheus metrics of one process (the API or a worker), each process with a registry of its own
  * (tests build several APIs in one process). What the database knows is read when Prometheus
- * scrapes: one SQL statement per scrape, shared by every gauge's `collect()`, over running totals
- * (migration 070) and indexed slices that stay small (the open backlog, the human queue, open recon
- * exceptions). The Schedules' last runs come from Temporal on the same scrape; the worker adds the
- * Temporal SDK's own metrics, read from the Runtime's Prometheus exporter (src/temporal/runtime.ts).
- * The API's webhook counters live in-process (webhookMetrics, fed by src/observability/apiMetrics.ts).
+ * scrapes: one read per scrape, shared by every gauge's `collect()` — one SQL statement over running
+ * totals (migration 070) and indexed slices that stay small (the open backlog, the human queue, open
+ * recon exceptions), then the provider backlog (src/payouts/backlog.ts) and the balance wall
+ * (src/payouts/balanceWall.ts), each read as ops read it. The Schedules' last runs come from Temporal
+ * on the same scrape; the worker adds the Temporal SDK's own metrics, read from the Runtime's
+ * Prometheus exporter (src/temporal/runtime.ts). The API's webhook counters live in-process
+ * (webhookMetrics, fed by src/observability/apiMetrics.ts), and so do the Razorpay calls this process
+ * made (src/gateway/callCounts.ts).
  *
  * When the database does not answer, `payouts_metrics_db_up` is 0 and the database-derived series
  * keep their last values (a counter that dropped to 0 would read as a reset, and a spurious rate). */
@@ -12,6 +15,9 @@ import type { Client } from '@temporalio/client';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PAYOUT_STATUSES, type PayoutStatus } from '../contracts/payout';
 import type { Db } from '../db/pool';
+import { PROVIDER_ENDPOINTS, providerCallCounts } from '../gateway/callCounts';
+import { backlogEtaSeconds, backlogSeries, readPayoutBacklog, type PayoutBacklog, type ProviderBudget } from '../payouts/backlog';
+import { readBalanceWall, type BalanceWall } from '../payouts/balanceWall';
 import { PAYOUT_ATTEMPT_OUTCOMES } from '../payouts/repository';
 import { isTerminal } from '../payouts/stateMachine';
 import { CLASSES, REASONS } from '../recon/reasons';
@@ -30,6 +36,8 @@ export interface MetricsDeps {
   scheduleIds?: readonly string[];
   /** The worker: the SDK exporter's /metrics URL (null while it is off), appended to each scrape. */
   sdkMetricsUrl?: () => string | null;
+  /** The configured provider budget and ETA bound: without it the ETA and budget series are absent. */
+  budget?: ProviderBudget;
 }
 
 export interface PayoutMetrics {
@@ -52,6 +60,9 @@ interface DbSnapshot {
   oldest_offline_owed: number | null;
   settlement_open_batches: number;
   settlement_paid_without_debit: number;
+  /** Read after the statement (the ops views' own reads), not columns of it. */
+  backlog: PayoutBacklog;
+  wall: BalanceWall | null;
 }
 
 /** Ages of the open offline ledger's lines (what finance still owes by hand). */
@@ -127,9 +138,12 @@ export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
   let dbUp = 0;
   const snapshot = perScrape(async (): Promise<DbSnapshot | null> => {
     try {
-      const { rows } = await deps.db.query<DbSnapshot>(SNAPSHOT_SQL, [LIVE_STATUSES]);
+      const { rows } = await deps.db.query<Omit<DbSnapshot, 'backlog' | 'wall'>>(SNAPSHOT_SQL, [LIVE_STATUSES]);
+      // Both only query; the metrics need nothing else of a pool.
+      const db = deps.db as Db;
+      const [backlog, wall] = await Promise.all([readPayoutBacklog(db), readBalanceWall(db)]);
       dbUp = 1;
-      return rows[0] ?? null;
+      return rows[0] ? { ...rows[0], backlog, wall } : null;
     } catch {
       dbUp = 0;
       return null;
@@ -232,6 +246,42 @@ export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
     name: 'payouts_settlement_paid_without_debit', help: 'Settlement lines recorded paid more than two days ago with no bank debit of their UTR and amount imported', registers: [registry],
     collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.settlement_paid_without_debit)),
   }));
+
+  new Gauge({
+    name: 'payouts_backlog', help: 'Direct-transfer payouts waiting on Razorpay by call class and state: write due (pending/failed, backoff over), claimed (not yet sent), in_flight (sent, no answer); read unknown (answer lost, awaiting the resolver\'s listing), awaiting_settlement (accepted, settlement polls)',
+    labelNames: ['class', 'state'], registers: [registry],
+    collect: fromDb((g: Gauge<'class' | 'state'>, s: DbSnapshot) => { for (const b of backlogSeries(s.backlog)) g.set({ class: b.class, state: b.state }, b.count); }),
+  });
+  absentUntilRead(new Gauge({
+    name: 'payouts_balance_wall_up', help: 'The balance wall: 1 while direct transfers wait because the platform balance is short (an insufficient-balance rejection), 0 otherwise', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.wall ? 1 : 0)),
+  }));
+  absentUntilRead(new Gauge({
+    name: 'payouts_balance_wall_needed_paise', help: 'While the balance wall is up, what the waiting direct transfers add up to in paise (the balance finance must put in); 0 when it is down', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.wall?.neededPaise ?? 0)),
+  }));
+  if (deps.budget) {
+    const budget = deps.budget;
+    absentUntilRead(new Gauge({
+      name: 'payouts_backlog_eta_seconds', help: 'Seconds to send every direct transfer still to be requested (write due and claimed) at the configured RAZORPAY_WRITE_RPS', registers: [registry],
+      collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(backlogEtaSeconds(s.backlog, budget.RAZORPAY_WRITE_RPS))),
+    }));
+    new Gauge({ name: 'payouts_backlog_eta_alert_seconds', help: 'The configured bound on payouts_backlog_eta_seconds (PAYOUT_BACKLOG_ETA_ALERT_SECONDS)', registers: [registry] })
+      .set(budget.PAYOUT_BACKLOG_ETA_ALERT_SECONDS);
+    const rps = new Gauge({ name: 'payouts_provider_budget_rps', help: 'The configured Razorpay budget in calls per second by call class (RAZORPAY_WRITE_RPS, RAZORPAY_READ_RPS)', labelNames: ['class'], registers: [registry] });
+    rps.set({ class: 'write' }, budget.RAZORPAY_WRITE_RPS);
+    rps.set({ class: 'read' }, budget.RAZORPAY_READ_RPS);
+  }
+  new Counter({
+    name: 'payouts_provider_calls_total', help: 'Razorpay calls this process made, by endpoint and outcome: ok, rejected (4xx with a code), rate_limited (429), in_progress (409), server_error, timeout, connection, no_response, contract_error',
+    labelNames: ['endpoint', 'outcome'], registers: [registry],
+    collect() {
+      const calls = providerCallCounts();
+      // Every endpoint's 429s from the start, so rate() and the alert see a 0 before the first one.
+      for (const endpoint of PROVIDER_ENDPOINTS) if (!calls.some((c) => c.endpoint === endpoint && c.outcome === 'rate_limited')) setCounter(this, { endpoint, outcome: 'rate_limited' }, 0);
+      for (const c of calls) setCounter(this, { endpoint: c.endpoint, outcome: c.outcome }, c.count);
+    },
+  });
 
   if (deps.temporal && deps.scheduleIds?.length) {
     const client = deps.temporal;

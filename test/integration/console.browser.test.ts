@@ -96,6 +96,9 @@ describe('the console in a browser', () => {
     expect(seen.row).toContain('₹81.00');
     expect(seen.webUi).toBe(`${stack.config.TEMPORAL_UI_URL}/namespaces/default/workflows/payout-${parked.orderId}`);
     expect(seen.switchState).toContain('running');
+    // The provider backlog: nothing left to send once the payout parked, at the configured budget.
+    expect(seen.backlogEta).toContain(`No transfer waits to be sent at ${stack.config.RAZORPAY_WRITE_RPS} transfers a second`);
+    expect(seen.balanceWall).toContain('No balance wall');
     expect(seen.fits).toBe(true);
   });
 

@@ -106,7 +106,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     const webUi = await page.$eval(`tr[data-order-id="${input.orderId}"] a[target=_blank]`, (a) => (a as HTMLAnchorElement).href);
     const fits = await fitsLaptop(page);
     await shot(input, page, 'console-payout-queue');
-    return { landed, row, webUi, switchState: await text(page, '[data-testid=switch-state]'), fits };
+    return { landed, row, webUi, switchState: await text(page, '[data-testid=switch-state]'), backlogEta: await text(page, '[data-testid=backlog-eta]'), balanceWall: await text(page, '[data-testid=balance-wall]'), fits };
   },
 
   async retry(browser, input) {

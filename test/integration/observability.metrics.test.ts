@@ -123,7 +123,7 @@ describe('GET /metrics on the API', () => {
     const before = await read('payouts_lost_claims_total');
     const order = await seedPaidOrder(stack.db, { linkedAccountId: await stack.sandbox.control.createLinkedAccount() });
     await stack.db.query(`UPDATE payouts SET status = 'settled', settled_at = now() WHERE order_id = $1`, [order.orderId]);
-    expect(await claimPayout(stack.db, order.orderId, { attemptCap: 5, runId: `run-${randomBytes(4).toString('hex')}` })).toMatchObject({ kind: 'lost' });
+    expect(await claimPayout(stack.db, order.orderId, { attemptCap: 5, runId: `run-${randomBytes(4).toString('hex')}`, balanceProbeMs: 60_000 })).toMatchObject({ kind: 'lost' });
     expect(await read('payouts_lost_claims_total')).toBe(before + 1);
   });
 

@@ -43,7 +43,7 @@ describe('promtool', () => {
 
 describe('alerts.yml', () => {
   test('when read, then it has the issue\'s alerts, each with a severity, a summary and a description', () => {
-    for (const name of ['PayoutsParked', 'PayoutProcessingTooLong', 'ReconTransferNotInApp', 'TransfersPausedForAnHour', 'WebhookClientErrors', 'ScheduleNotRunning']) {
+    for (const name of ['PayoutsParked', 'PayoutProcessingTooLong', 'ReconTransferNotInApp', 'TransfersPausedForAnHour', 'WebhookClientErrors', 'ScheduleNotRunning', 'PayoutBacklogEtaHigh', 'PlatformBalanceShort', 'ProviderRateLimited']) {
       const r = alert(name);
       expect([name, r.labels?.severity]).toEqual([name, expect.stringMatching(/^(warning|critical)$/)]);
       expect(r.annotations?.summary).toBeTruthy();

@@ -1,21 +1,31 @@
 /** The metrics registry against a stand-in database and Temporal client: what each series says for
- * a given snapshot, one SQL round trip per scrape, what a failed read leaves, the Schedules'
- * readings, the webhook counters, and the SDK exporter's address parsing. */
+ * a given snapshot, one read per scrape, what a failed read leaves, the Schedules' readings, the
+ * backlog, the balance wall and the provider budget, the webhook and provider-call counters, and the
+ * SDK exporter's address parsing. */
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../src/db/pool';
+import { countProviderCall } from '../../src/gateway/callCounts';
 import { createPayoutMetrics, webhookMetrics } from '../../src/observability/metrics';
 import { runtimeOptions, sdkMetricsAddressFrom } from '../../src/temporal/runtime';
 import { parsePrometheusText, sampleValue } from './observability.promText';
 
 type Queryable = Pick<Db, 'query'>;
-/** A database whose one query answers with `answer()` (or throws what it throws). */
-function stubDb(answer: () => unknown): Queryable & { calls: () => number } {
-  const query = jest.fn(async () => ({ rows: [answer()] }));
+/** A database whose snapshot statement answers with `answer()` (or throws what it throws); the
+ * backlog's and the balance wall's reads answer `reads` (an empty backlog, the wall down). */
+function stubDb(answer: () => unknown, reads: { backlog?: Record<string, number>; wallSince?: Date; neededPaise?: number } = {}): Queryable & { calls: () => number } {
+  const query = jest.fn(async (sql: string) => {
+    const snapshotRow = answer();
+    if (sql.includes('AS write_due')) return { rows: [{ write_due: 0, write_claimed: 0, write_in_flight: 0, read_unknown: 0, read_awaiting_settlement: 0, ...reads.backlog }] };
+    if (sql.includes('balance_short_since AS since')) return { rows: [{ since: reads.wallSince ?? null, code: reads.wallSince ? 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' : null, probe_at: null, probe_payout: null }] };
+    if (sql.includes('AS needed')) return { rows: [{ needed: String(reads.neededPaise ?? 0), n: 3 }] };
+    return { rows: [snapshotRow] };
+  });
   return Object.assign({ query } as unknown as Queryable, { calls: () => query.mock.calls.length });
 }
+const budget = { RAZORPAY_WRITE_RPS: 8, RAZORPAY_READ_RPS: 10, PAYOUT_BACKLOG_ETA_ALERT_SECONDS: 3_600 };
 
 const snapshot = (over: Record<string, unknown> = {}) => ({
   live: [
@@ -95,16 +105,54 @@ describe('payout metrics from the database', () => {
     expect(v('payouts_metrics_db_up')).toBe(1);
   });
 
-  test('when every series is collected, then the database is asked once per scrape, and again on the next', async () => {
+  test('when every series is collected, then the database is read once per scrape (the snapshot, the backlog, the wall), and again on the next', async () => {
     const db = stubDb(() => snapshot());
-    const metrics = createPayoutMetrics({ db });
+    const metrics = createPayoutMetrics({ db, budget });
     await metrics.render();
-    expect(db.calls()).toBe(1);
+    const perScrape = db.calls();
+    expect(perScrape).toBe(3);
     // Two scrapes at once share the read in flight; the next scrape reads afresh.
     await Promise.all([metrics.render(), metrics.render()]);
-    expect(db.calls()).toBe(2);
+    expect(db.calls()).toBe(2 * perScrape);
     await metrics.render();
-    expect(db.calls()).toBe(3);
+    expect(db.calls()).toBe(3 * perScrape);
+  });
+
+  test('when payouts wait on Razorpay, then the backlog reads by class and state, and the ETA is what is still to send at the configured write rate', async () => {
+    const db = stubDb(() => snapshot(), { backlog: { write_due: 70, write_claimed: 10, write_in_flight: 4, read_unknown: 2, read_awaiting_settlement: 30 } });
+    const families = await render(createPayoutMetrics({ db, budget }));
+    const v = (name: string, labels?: Record<string, string>) => sampleValue(families, name, labels);
+    expect(families.get('payouts_backlog')?.type).toBe('gauge');
+    expect(v('payouts_backlog', { class: 'write', state: 'due' })).toBe(70);
+    expect(v('payouts_backlog', { class: 'write', state: 'claimed' })).toBe(10);
+    expect(v('payouts_backlog', { class: 'write', state: 'in_flight' })).toBe(4);
+    expect(v('payouts_backlog', { class: 'read', state: 'unknown' })).toBe(2);
+    expect(v('payouts_backlog', { class: 'read', state: 'awaiting_settlement' })).toBe(30);
+    expect(v('payouts_backlog_eta_seconds')).toBe(10);
+    expect(v('payouts_backlog_eta_alert_seconds')).toBe(3_600);
+    expect(v('payouts_provider_budget_rps', { class: 'write' })).toBe(8);
+    expect(v('payouts_provider_budget_rps', { class: 'read' })).toBe(10);
+    expect(v('payouts_balance_wall_up')).toBe(0);
+    expect(v('payouts_balance_wall_needed_paise')).toBe(0);
+  });
+
+  test('when the balance wall is up, then it reads 1 with what the waiting transfers need; without a budget there is no ETA, bound or budget series', async () => {
+    const db = stubDb(() => snapshot(), { wallSince: new Date(), neededPaise: 12_345_600 });
+    const families = await render(createPayoutMetrics({ db }));
+    expect(sampleValue(families, 'payouts_balance_wall_up')).toBe(1);
+    expect(sampleValue(families, 'payouts_balance_wall_needed_paise')).toBe(12_345_600);
+    for (const name of ['payouts_backlog_eta_seconds', 'payouts_backlog_eta_alert_seconds', 'payouts_provider_budget_rps']) expect([name, families.has(name)]).toEqual([name, false]);
+  });
+
+  test('when the adapter counts Razorpay calls, then they read by endpoint and outcome; every endpoint\'s 429s are a series from the start', async () => {
+    const metrics = createPayoutMetrics({ db: stubDb(() => snapshot()) });
+    const read = async (labels: Record<string, string>) => sampleValue(await render(metrics), 'payouts_provider_calls_total', labels) ?? NaN;
+    const before = await read({ endpoint: 'transfers.list', outcome: 'rate_limited' });
+    expect(before).toBeGreaterThanOrEqual(0);
+    expect(await read({ endpoint: 'settlements.fetch', outcome: 'rate_limited' })).toBeGreaterThanOrEqual(0);
+    countProviderCall('transfers.list', 'rate_limited');
+    countProviderCall('transfers.list', 'rate_limited');
+    expect(await read({ endpoint: 'transfers.list', outcome: 'rate_limited' })).toBe(before + 2);
   });
 
   test('when the kill switch is off, then it reads 0 and so does its duration', async () => {
@@ -130,10 +178,11 @@ describe('payout metrics from the database', () => {
     const db = stubDb(() => { throw new Error('connection refused'); });
     const families = await render(createPayoutMetrics({ db }));
     expect(sampleValue(families, 'payouts_metrics_db_up')).toBe(0);
-    for (const name of ['payouts_lost_claims_total', 'payouts_transfers_sent_total', 'payouts_oldest_processing_age_seconds', 'payouts_transfers_paused']) {
+    for (const name of ['payouts_lost_claims_total', 'payouts_transfers_sent_total', 'payouts_oldest_processing_age_seconds', 'payouts_transfers_paused', 'payouts_balance_wall_up']) {
       expect([name, families.get(name)?.samples.length]).toEqual([name, 0]);
     }
     expect(families.get('payouts_by_status')?.samples).toEqual([]);
+    expect(families.get('payouts_backlog')?.samples).toEqual([]);
   });
 
   test('when two registries are built in one process, then they do not clash and count separately', async () => {
@@ -252,7 +301,7 @@ describe('promtool check metrics', () => {
   const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
   if (!hasPromtool) console.warn('SKIPPED: promtool is not installed (Debian package `prometheus`): the metrics text is not linted');
   (hasPromtool ? test : test.skip)('when our payouts_* text is linted by promtool, then it finds no problem', async () => {
-    const metrics = createPayoutMetrics({ db: stubDb(() => snapshot()) });
+    const metrics = createPayoutMetrics({ db: stubDb(() => snapshot()), budget });
     webhookMetrics(metrics.registry);
     // prom-client's default nodejs_* gauges end in _total, which the linter dislikes; ours are what we own.
     const ours = (await metrics.render()).split('\n').filter((l) => /^(# (HELP|TYPE) )?payouts_/.test(l)).join('\n') + '\n';

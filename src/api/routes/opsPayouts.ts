@@ -9,6 +9,7 @@ import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../../contracts/p
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { readPayoutCounters } from '../../payouts/counters';
+import { readBacklogReport } from '../../payouts/backlog';
 import { transferIdSchema } from '../../domain/schemas';
 import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
@@ -75,7 +76,16 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   const ops = requires('ops');
   const gateway = deps.gateway ?? createGateway(deps.config);
 
-  app.get('/ops/payouts/counters', documented(ops, { summary: 'Payout health counters', tags: ['ops'] }), async () => readPayoutCounters(deps.db));
+  app.get('/ops/payouts/counters', documented(ops, {
+    summary: 'Payout health counters, and the provider backlog with its ETA and the balance wall',
+    description: '`backlog`: direct-transfer payouts waiting on Razorpay by call class (write: due, claimed, inFlight; read: unknown, awaitingSettlement), '
+      + '`etaSeconds` to send what is still to be requested at RAZORPAY_WRITE_RPS (`budgetRps`), against `etaAlertSeconds` (`overEtaBound`), and `balanceWall` '
+      + '(null unless the platform balance is short: since when, and `needed` — what the waiting transfers add up to — in paise and in rupees).',
+    tags: ['ops'],
+  }), async () => {
+    const [counters, backlog] = await Promise.all([readPayoutCounters(deps.db), readBacklogReport(deps.db, deps.config)]);
+    return { ...counters, backlog };
+  });
 
   /** The human queue: parked and review payouts, oldest first, with why and what to do next. */
   app.get('/ops/payouts', documented(ops, { summary: 'The human queue: parked and review payouts with amounts, reasons in words, age and Web UI links', tags: ['ops'], querystring: queueFilterSchema }), async (request) => listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), {
