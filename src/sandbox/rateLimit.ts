@@ -2,6 +2,7 @@
  * numbers (reference §7: the only signal is a 429), so the rates are configured; a class whose rate
  * is 0 is not limited. Pure: the clock is injected, and it is a real (monotonic) one, not the
  * sandbox's settable clock, which tests move by days. */
+import { TokenBucket } from '../domain/tokenBucket';
 import type { FaultEndpoint } from './control';
 
 export type CallClass = 'write' | 'read';
@@ -30,16 +31,8 @@ export function callClassOf(endpoint: Exclude<FaultEndpoint, '*'>): CallClass {
   return CALL_CLASS[endpoint];
 }
 
-interface Bucket {
-  tokens: number;
-  refilledAtMs: number;
-}
-
-/** Below a whole token by no more than float noise still counts as a whole one. */
-const EPSILON = 1e-9;
-
 export class TokenBuckets {
-  private buckets = new Map<string, Bucket>();
+  private buckets = new Map<string, TokenBucket>();
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -55,16 +48,13 @@ export class TokenBuckets {
   take(key: string, callClass: CallClass): boolean {
     const rps = callClass === 'write' ? this.settings.writeRps : this.settings.readRps;
     if (rps <= 0) return true;
-    const size = this.settings.burst > 0 ? this.settings.burst : Math.max(1, rps);
-    const now = this.nowMs();
     const id = `${callClass}\u0000${key}`;
-    const bucket = this.buckets.get(id) ?? { tokens: size, refilledAtMs: now };
-    bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.refilledAtMs) * rps) / 1000);
-    bucket.refilledAtMs = now;
-    this.buckets.set(id, bucket);
-    if (bucket.tokens < 1 - EPSILON) return false;
-    bucket.tokens = Math.max(0, bucket.tokens - 1);
-    return true;
+    let bucket = this.buckets.get(id);
+    if (!bucket) {
+      bucket = new TokenBucket({ ratePerSecond: rps, size: this.settings.burst > 0 ? this.settings.burst : Math.max(1, rps) }, this.nowMs);
+      this.buckets.set(id, bucket);
+    }
+    return bucket.take();
   }
 
   /** Every bucket full again (the sandbox's reset). */
