@@ -4,6 +4,7 @@
  * each figure. N payouts per round (default 150), each a paid order with a pending payout and a
  * real linked account in the sandbox (a direct transfer is answered `processed`, as Razorpay's sample
  * is, so the run settles it from that answer; no webhooks). */
+import { providerTaskQueue } from '../src/contracts/taskQueues';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,7 +89,9 @@ async function main(): Promise<void> {
 
     const taskQueue = `payout-bench-${Date.now()}`;
     const config = loadConfig({ ...process.env, DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, RAZORPAY_BASE_URL: sandbox.baseUrl,
-      PAYOUT_SETTLEMENT_POLL_MS: '200', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+      PAYOUT_SETTLEMENT_POLL_MS: '200', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // The cost of a payout, not the provider budget: the budget's task queues at a rate the bench never reaches.
+      RAZORPAY_WRITE_RPS: '1000', RAZORPAY_READ_RPS: '1000' });
     installRuntime();
     const connection = await NativeConnection.connect({ address: services.temporalAddress });
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./payoutWorkflows'), logger: sdkLogger() });
@@ -98,8 +101,12 @@ async function main(): Promise<void> {
     };
     // The production worker's settings (src/worker.ts createWorker).
     const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities, maxConcurrentActivityTaskExecutions: 20, maxConcurrentWorkflowTaskExecutions: 20 });
-    const running = worker.run();
-    cleanups.unshift(async () => { worker.shutdown(); await running; await connection.close(); });
+    const budgetWorkers = await Promise.all((['writes', 'reads'] as const).map((c) => Worker.create({
+      connection, namespace: 'default', taskQueue: providerTaskQueue(taskQueue, c), activities, maxConcurrentActivityTaskExecutions: 20,
+      maxTaskQueueActivitiesPerSecond: c === 'writes' ? config.RAZORPAY_WRITE_RPS : config.RAZORPAY_READ_RPS,
+    })));
+    const running = Promise.all([worker, ...budgetWorkers].map((w) => w.run()));
+    cleanups.unshift(async () => { for (const w of [worker, ...budgetWorkers]) w.shutdown(); await running; await connection.close(); });
     const client = new Client({ connection: await Connection.connect({ address: services.temporalAddress }) });
     cleanups.unshift(() => client.connection.close());
 

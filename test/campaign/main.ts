@@ -27,6 +27,8 @@ export const CAMPAIGN_TUNING: Readonly<Record<string, string>> = {
   PAYOUT_RETRY_BACKOFF_MAX_MS: '4000',
   PAYOUT_ATTEMPT_CAP: '12',
   PAYOUT_HUMAN_RECHECK_MS: '5000',
+  // The balance wall's probe (issue 22): a zero-balance window ends in seconds, not a minute.
+  PAYOUT_BALANCE_PROBE_MS: '2000',
   MISSED_WEBHOOK_SWEEP_AGE_MS: '4000',
   MISSED_WEBHOOK_SWEEP_EVERY_MS: '3000',
   UNPAID_ORDER_EXPIRY_MS: '30000',

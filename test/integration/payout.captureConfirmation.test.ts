@@ -9,6 +9,7 @@ import { createGateway } from '../../src/gateway';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { attemptOutcomes, eventually, payoutRow, seedPaidOrder } from './payoutSeed';
+import { readBalanceWall } from '../../src/payouts/balanceWall';
 import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
 import { envelope, rzpId } from './webhooksHarness';
 
@@ -105,17 +106,21 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     })]);
   });
 
-  test('when a real online order is paid and its first transfer is refused for the platform balance, then the retry sends without asking again: one payments.fetch for the payout, one transfer, settled', async () => {
+  test('when a real online order is paid and its first transfer is refused for the platform balance, then the send after the balance wall sends without asking again: one payments.fetch for the payout, one transfer, settled', async () => {
     const { orderId, gatewayOrderId } = await placeOnlineOrder();
     await control().setPlatformBalance(0); // the capture below adds less than the vendor net
     const fetchesBefore = await calls('payments.fetch');
     const createsBefore = await calls('transfers.create');
     const payment = await control().payOrder(gatewayOrderId);
 
-    const refused = await statusIs(orderId, 'failed', 'accepted', 'settled');
-    expect(refused).toMatchObject({ status: 'failed', last_code: 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' });
+    // The refusal puts the balance wall up: the payout waits `pending` with its attempt given back.
+    const refused = await eventually(() => payoutRow(db, orderId), (p) => p?.last_code === 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE' && p.status === 'pending');
+    expect(refused).toMatchObject({ status: 'pending' });
     await control().setPlatformBalance(BALANCE);
+    // Ops' resume asks at once (the probe), and the accepted probe takes the wall down.
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'balance topped up' })).status).toBe(200);
     const settled = await statusIs(orderId, 'settled');
+    expect(await readBalanceWall(db)).toBeNull();
 
     expect(await calls('payments.fetch')).toBe(fetchesBefore + 1);
     expect(await calls('transfers.create')).toBeGreaterThanOrEqual(createsBefore + 2);

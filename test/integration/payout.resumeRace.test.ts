@@ -7,6 +7,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { PAYOUT_WORKFLOW_TYPE, payoutStateQuery, payoutWorkflowId, transfersResumedSignal } from '../../src/contracts/payout';
+import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import { createGateway } from '../../src/gateway';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { workflowBundle } from '../../src/worker';
@@ -17,6 +18,7 @@ import { eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSee
 describe('payout: a resume racing the claim', () => {
   let stack: PayoutStack;
   let worker: Worker;
+  let budgetWorkers: Worker[] = [];
   let running: Promise<void>;
   let connection: NativeConnection;
   const taskQueue = `resume-race-${Date.now()}`;
@@ -38,12 +40,14 @@ describe('payout: a resume racing the claim', () => {
     };
     connection = await NativeConnection.connect({ address: testServices().temporalAddress });
     worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle: await workflowBundle(), activities: { ...activities, sendDirectTransfer } });
-    running = worker.run();
+    // The money-moving call and the provider reads run on the provider budget's task queues.
+    budgetWorkers = await Promise.all((['writes', 'reads'] as const).map((c) => Worker.create({ connection, namespace: 'default', taskQueue: providerTaskQueue(taskQueue, c), activities: { ...activities, sendDirectTransfer } })));
+    running = Promise.all([worker.run(), ...budgetWorkers.map((w) => w.run())]).then(() => undefined);
   });
 
   afterAll(async () => {
     release();
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    for (const w of [worker, ...budgetWorkers]) if (w?.getState() === 'RUNNING') w.shutdown();
     await running;
     await connection?.close();
     await stack?.close();
