@@ -33,6 +33,13 @@ const fitsLaptop = (page: Page) => page.evaluate(() => document.documentElement.
 const text = (page: Page, selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
 const cookieHeader = async (page: Page) => (await page.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+// Chromium applies `autofocus` at its next rendering update, which may come after the load event
+// that ends a navigation: give it a moment, then answer what has focus (a page without autofocus
+// still answers '' or 'body').
+const focusedAfterLoad = async (page: Page, expected: string) => {
+  await page.waitForFunction((id) => document.activeElement?.id === id, { timeout: 3_000 }, expected).catch(() => undefined);
+  return page.evaluate(() => document.activeElement?.id);
+};
 
 const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unknown>> = {
   async session(browser, input) {
@@ -112,7 +119,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
   async retry(browser, input) {
     const { page } = await signedIn(browser, input);
     await submit(page, `a[aria-label="Retry: ${input.orderId}"]`);
-    const focused = await page.evaluate(() => document.activeElement?.id);
+    const focused = await focusedAfterLoad(page, 'reason');
     await page.keyboard.type('account re-activated by the vendor');
     await shot(input, page, 'console-payout-confirm');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
@@ -251,7 +258,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     await shot(input, page, 'console-mark-paid-confirm');
     const signIn = await watchCsp(await (await browser.createBrowserContext()).newPage());
     await signIn.goto(`${input.apiUrl}/console/sign-in`);
-    const focusedOnLoad = await signIn.evaluate(() => document.activeElement?.id);
+    const focusedOnLoad = await focusedAfterLoad(signIn, 'key');
     await shot(input, signIn, 'console-sign-in');
     return { first, second, unlabeled, focusedOnLoad };
   },

@@ -137,9 +137,16 @@ describe('money in: orders, checkout, webhooks', () => {
     expect(await payoutsOf(orderId)).toHaveLength(0);
 
     const signature = hmacSha256Hex(`${gatewayOrderId}|${payment.id}`, h.config.RAZORPAY_KEY_SECRET);
-    const answer = await http(h, 'POST', `/v1/orders/${orderId}/payment-callback`, { razorpay_order_id: gatewayOrderId, razorpay_payment_id: payment.id, razorpay_signature: signature });
-    expect(answer.status).toBe(200);
-    expect(answer.body.order).toMatchObject({ status: 'paid', paidVia: 'callback' });
+    // The capture's own webhooks are held until the callback has answered: otherwise they may
+    // record the order paid first (paidVia 'webhook'), which is right but not what this proves.
+    await h.sandbox.control.setWebhookDelivery(false);
+    try {
+      const answer = await http(h, 'POST', `/v1/orders/${orderId}/payment-callback`, { razorpay_order_id: gatewayOrderId, razorpay_payment_id: payment.id, razorpay_signature: signature });
+      expect(answer.status).toBe(200);
+      expect(answer.body.order).toMatchObject({ status: 'paid', paidVia: 'callback' });
+    } finally {
+      await h.sandbox.control.setWebhookDelivery(true);
+    }
     await h.sandbox.control.drainWebhooks(); // the capture's own webhooks now arrive and change nothing
     expect(await payoutsOf(orderId)).toHaveLength(1);
     expect((await h.gateway.fetchPayment(payment.id)).status).toBe('captured');
