@@ -33,7 +33,12 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | ZodError | Error, request, reply) => {
-    if (err instanceof AppError) return send(reply, err.httpStatus, err.code, err.message, err.details);
+    if (err instanceof AppError) {
+      // A refusal that knows when to come back says so the way HTTP clients read it.
+      const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (typeof retryAfter === 'number' && (err.httpStatus === 429 || err.httpStatus === 503)) reply.header('retry-after', String(retryAfter));
+      return send(reply, err.httpStatus, err.code, err.message, err.details);
+    }
     if (err instanceof ZodError) return send(reply, 400, 'invalid_request', 'request failed validation', err.issues);
     const fastifyCode = (err as FastifyError).code;
     const mapped = fastifyCode ? FRAMEWORK_CODES[fastifyCode] : undefined;

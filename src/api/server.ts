@@ -17,6 +17,7 @@ import { opsRefundRoutes } from './routes/opsRefunds';
 import { consoleRoutes } from '../console/routes';
 import { opsPayoutRoutes } from './routes/opsPayouts';
 import { moneyInRoutes } from './routes/moneyin';
+import { ApiProviderBudget } from '../moneyin/providerBudget';
 import { statementRoutes } from './routes/statements';
 import { settlementRoutes } from './routes/settlement';
 
@@ -45,10 +46,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installRouteAuth(app, deps.db);
   const metrics = await apiMetrics(app, deps);
   metrics.registry.registerMetric(throttling.refusals);
+  const providerBudget = new ApiProviderBudget({ ratePerSecond: deps.config.API_RAZORPAY_RPS, burst: deps.config.API_RAZORPAY_BURST });
+  metrics.registry.registerMetric(providerBudget.refusals);
   await app.register(async (scope) => healthRoutes(scope, deps));
   await app.register(async (scope) => financeRoutes(scope, deps));
   await app.register(async (scope) => opsPayoutRoutes(scope, deps));
-  await app.register(async (scope) => moneyInRoutes(scope, deps));
+  await app.register(async (scope) => moneyInRoutes(scope, { ...deps, providerBudget }));
   await app.register(async (scope) => financeExportRoutes(scope, deps));
   await app.register(async (scope) => opsRefundRoutes(scope, deps));
   await app.register(async (scope) => statementRoutes(scope, deps));

@@ -164,6 +164,12 @@ export const configSchema = z.object({
    * settlement fetches and the sweeps' provider reads. Defaults within Razorpay's 5–10/s guidance. */
   RAZORPAY_WRITE_RPS: z.coerce.number().min(0.1).max(1_000).default(8),
   RAZORPAY_READ_RPS: z.coerce.number().min(0.1).max(1_000).default(10),
+  /** The API's own Razorpay calls (order create at checkout and for a wallet top-up): a token bucket
+   * per API process (src/moneyin/providerBudget.ts), refilling at this rate and holding a burst of
+   * API_RAZORPAY_BURST. A request it cannot admit gets 503 + Retry-After before anything is recorded.
+   * Per process: with N API processes the API's share of the account's limit is N × this rate. */
+  API_RAZORPAY_RPS: z.coerce.number().min(0.1).max(1_000).default(10),
+  API_RAZORPAY_BURST: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Alert (payouts_backlog_eta_seconds) when draining the due payouts at RAZORPAY_WRITE_RPS would take longer. */
   PAYOUT_BACKLOG_ETA_ALERT_SECONDS: z.coerce.number().int().min(1).default(3_600),
   API_PORT: port.default(3000),

@@ -8,6 +8,7 @@ import { AppError } from '../appError';
 import { GatewayCallError, type Notes } from '../gateway/types';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';
+import type { ProviderAdmission } from './providerBudget';
 
 export interface GatewayOrderRequest {
   table: 'orders' | 'wallet_topups';
@@ -17,12 +18,14 @@ export interface GatewayOrderRequest {
   split?: { account: string; amountPaise: number } | null;
 }
 
-export async function ensureGatewayOrder(deps: Pick<MoneyInDeps, 'db' | 'gateway'>, req: GatewayOrderRequest): Promise<string> {
+/** `admission`: the budget's token for this request, spent only when the call is made. */
+export async function ensureGatewayOrder(deps: Pick<MoneyInDeps, 'db' | 'gateway'>, req: GatewayOrderRequest, admission?: ProviderAdmission): Promise<string> {
   // The table name is one of two constants, never input.
   const recorded = async () => (await deps.db.query<{ gateway_order_id: string | null }>(`SELECT gateway_order_id FROM ${req.table} WHERE id = $1`, [req.id])).rows[0]?.gateway_order_id ?? null;
   const existing = await recorded();
   if (existing) return existing;
   let created: string;
+  admission?.spend();
   try {
     created = (await deps.gateway.createOrder({
       amountPaise: req.amountPaise,

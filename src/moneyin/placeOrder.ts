@@ -33,15 +33,21 @@ export const placeOrderSchema = z.object({
 export type PlaceOrderRequest = z.infer<typeof placeOrderSchema>;
 
 export async function placeOrder(deps: MoneyInDeps, req: PlaceOrderRequest): Promise<{ order: OrderView; created: boolean }> {
-  const { orderId, created, afterCommit } = await inTransaction(deps.db, (tx) => recordOrder(tx, deps, req));
-  await runAfterCommit(afterCommit);
-  const order = (await orderView(deps.db, orderId))!;
-  if (order.paymentMethod === 'online' && order.status === 'pending' && !order.gatewayOrderId) {
-    // Built from the stored row, so a retry asks for exactly what the first request recorded.
-    const split = order.splitTransferPaise && order.splitLinkedAccountId ? { account: order.splitLinkedAccountId, amountPaise: order.splitTransferPaise } : null;
-    order.gatewayOrderId = await ensureGatewayOrder(deps, { table: 'orders', id: orderId, amountPaise: order.customerSharePaise, notes: { order_id: orderId }, split });
+  // An online order needs a Razorpay call: admitted before anything is written (a 503 records nothing).
+  const admission = req.paymentMethod === 'online' && req.customerSharePaise > 0 ? deps.providerBudget?.admit('order') : undefined;
+  try {
+    const { orderId, created, afterCommit } = await inTransaction(deps.db, (tx) => recordOrder(tx, deps, req));
+    await runAfterCommit(afterCommit);
+    const order = (await orderView(deps.db, orderId))!;
+    if (order.paymentMethod === 'online' && order.status === 'pending' && !order.gatewayOrderId) {
+      // Built from the stored row, so a retry asks for exactly what the first request recorded.
+      const split = order.splitTransferPaise && order.splitLinkedAccountId ? { account: order.splitLinkedAccountId, amountPaise: order.splitTransferPaise } : null;
+      order.gatewayOrderId = await ensureGatewayOrder(deps, { table: 'orders', id: orderId, amountPaise: order.customerSharePaise, notes: { order_id: orderId }, split }, admission);
+    }
+    return { order, created };
+  } finally {
+    admission?.close();
   }
-  return { order, created };
 }
 
 type Collection = OnlineCollection | { kind: 'not_online' };

@@ -8,6 +8,7 @@ import type { MoneyInDeps } from './deps';
 import { registeredEmployeeOrFail } from './employees';
 import { ensureGatewayOrder } from './gatewayOrders';
 import { newTopupId } from './ids';
+import type { ProviderAdmission } from './providerBudget';
 import { employerOrFail } from './referenceData';
 import { creditWallet, ensureWallet, type WalletOwner } from './wallets';
 
@@ -16,6 +17,16 @@ export interface TopupView {
 }
 
 export async function createTopup(deps: MoneyInDeps, req: WalletOwner & { amountPaise: number; clientReference: string | null }): Promise<{ topup: TopupView; created: boolean }> {
+  // Admitted before anything is written: a 503 records nothing.
+  const admission = deps.providerBudget?.admit('top-up');
+  try {
+    return await recordTopup(deps, req, admission);
+  } finally {
+    admission?.close();
+  }
+}
+
+async function recordTopup(deps: MoneyInDeps, req: WalletOwner & { amountPaise: number; clientReference: string | null }, admission: ProviderAdmission | undefined): Promise<{ topup: TopupView; created: boolean }> {
   const { topupId, created } = await inTransaction(deps.db, async (tx) => {
     if (req.ownerKind === 'employer') {
       await employerOrFail(tx, req.ownerId);
@@ -38,7 +49,7 @@ export async function createTopup(deps: MoneyInDeps, req: WalletOwner & { amount
     }
     return { topupId: row.id, created: false };
   });
-  await ensureGatewayOrder(deps, { table: 'wallet_topups', id: topupId, amountPaise: req.amountPaise, notes: { topup_id: topupId } });
+  await ensureGatewayOrder(deps, { table: 'wallet_topups', id: topupId, amountPaise: req.amountPaise, notes: { topup_id: topupId } }, admission);
   return { topup: (await topupView(deps, topupId))!, created };
 }
 

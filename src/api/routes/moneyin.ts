@@ -8,6 +8,7 @@ import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
 import type { WebhookContext } from '../../webhooks/types';
 import { leaveForSweep, type PayoutStarter } from '../../payouts/starter';
+import type { ApiProviderBudget } from '../../moneyin/providerBudget';
 import { adminRoutes } from './admin';
 import { callbackRoutes } from './callbacks';
 import { opsWebhookRoutes } from './opsWebhooks';
@@ -23,6 +24,8 @@ export interface MoneyInApiDeps {
   /** Default: payable rows wait for the payout sweep. */
   payoutStarter?: PayoutStarter;
   temporal?: Client;
+  /** The process's Razorpay budget for order creates (built once by the server). */
+  providerBudget?: ApiProviderBudget;
 }
 
 export async function moneyInRoutes(app: FastifyInstance, deps: MoneyInApiDeps): Promise<void> {
@@ -32,6 +35,7 @@ export async function moneyInRoutes(app: FastifyInstance, deps: MoneyInApiDeps):
     gateway: deps.gateway ?? createGateway(deps.config),
     payoutStarter: deps.payoutStarter ?? leaveForSweep,
     temporal: deps.temporal,
+    providerBudget: deps.providerBudget,
   };
   await app.register(async (scope) => orderRoutes(scope, ctx));
   await app.register(async (scope) => callbackRoutes(scope, ctx));
