@@ -91,7 +91,10 @@ async function main(): Promise<void> {
   const client = await connectClientWithRetry(config, logger);
   const worker = await bootProductionWorker({ config, db, client, connection });
   // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
-  const drainer = startOutboxDrainer({ db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db) });
+  const drainer = startOutboxDrainer({
+    db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
+    pacing: { writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS },
+  });
   const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl, budget: config });
   const health = await startHealthServer({
     metrics: () => metrics.render(),

@@ -23,6 +23,18 @@ export interface DuePayoutBatch {
 /** `afterOrderId` is what runs started before the cursor change pass; they start from the top. */
 export interface DuePayoutQuery { after?: string | null; afterOrderId?: string | null; limit: number }
 
+/** The open payouts the sweep wakes, oldest first after a (created_at, id) cursor ($1, $2), $3 at a time. */
+export const SWEEP_CANDIDATES_SQL = `
+SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
+                EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = payouts.id) AS reversed
+         FROM payouts
+         WHERE status IN ('pending', 'failed', 'processing', 'accepted')
+           -- A start still queued in the outbox (never tried and failed) is the paced drainer's.
+           AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = payouts.order_id AND o.attempts = 0)
+           AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
+         ORDER BY created_at, id
+         LIMIT $3`;
+
 export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) {
   /** Behind the balance wall the sweep wakes no one but the oldest payout ready to send, and only
    * once a probe is due: its claim takes the probe (balanceWall.ts), and an accepted probe wakes the rest. */
@@ -46,13 +58,7 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
       if (await readBalanceWall(db)) return wakeBalanceProbe();
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
       const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string; reversed: boolean }>(
-        `SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
-                EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = payouts.id) AS reversed
-         FROM payouts
-         WHERE status IN ('pending', 'failed', 'processing', 'accepted')
-           AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
-         ORDER BY created_at, id
-         LIMIT $3`,
+        SWEEP_CANDIDATES_SQL,
         [afterAt, afterId, input.limit],
       );
       const context = Context.current();

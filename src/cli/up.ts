@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     // The same boot as `npm run worker`: the Schedules first, then the worker.
     const worker = await bootProductionWorker({ config: runtimeConfig, db, client, connection: workerConnection });
     const workerRun = worker.run();
-    const drainer = startOutboxDrainer({ db, payoutStarter: deps.activities.payoutStarter! });
+    const drainer = startOutboxDrainer({ db, payoutStarter: deps.activities.payoutStarter!, pacing: { writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS } });
     stops.push(async () => {
       await drainer.stop();
       // The SDK also stops the worker on SIGINT by itself; only ask when it is still running.

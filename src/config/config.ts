@@ -170,6 +170,9 @@ export const configSchema = z.object({
    * Per process: with N API processes the API's share of the account's limit is N × this rate. */
   API_RAZORPAY_RPS: z.coerce.number().min(0.1).max(1_000).default(10),
   API_RAZORPAY_BURST: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** The outbox drainer starts payout runs only while fewer than RAZORPAY_WRITE_RPS × this many
+   * payouts wait in Temporal for the write budget (a burst waits as outbox rows instead). */
+  OUTBOX_START_AHEAD_SECONDS: z.coerce.number().min(1).max(3_600).default(15),
   /** Alert (payouts_backlog_eta_seconds) when draining the due payouts at RAZORPAY_WRITE_RPS would take longer. */
   PAYOUT_BACKLOG_ETA_ALERT_SECONDS: z.coerce.number().int().min(1).default(3_600),
   API_PORT: port.default(3000),

@@ -8,9 +8,15 @@
  * drainer that dies mid-batch only delays its rows until the lease runs out. Each start is cut off
  * well inside the lease, so a row is never started by two drainers at once. It wakes on NOTIFY
  * `payouts_outbox` and polls every `pollMs` besides (a lost notification or connection costs at
- * most that). The payout sweep stays the backstop for anything older than the outbox. */
+ * most that). The payout sweep stays the backstop for anything older than the outbox.
+ *
+ * Pacing (issue 22 item 1): with `pacing`, a pass starts runs only while the payouts handed to
+ * Temporal that have not sent their transfer (see PACED_WAITING_SQL) number fewer than
+ * RAZORPAY_WRITE_RPS × OUTBOX_START_AHEAD_SECONDS, so a burst of captures waits as outbox rows, not
+ * as thousands of runs competing with the API for the cores. Count and claim run under one advisory
+ * lock, so drainers in several workers share one cap. */
 import type { PoolClient } from 'pg';
-import { connectionLoss, type Db } from '../db/pool';
+import { connectionLoss, inTransaction, type Db } from '../db/pool';
 import { logger } from '../logger';
 import type { PayoutStarter } from '../payouts/starter';
 import { OUTBOX_CHANNEL, outboxRetryDelayMs, type OutboxRow } from './outbox';
@@ -27,7 +33,28 @@ export interface DrainerOptions {
   startTimeoutMs?: number;
   /** false: no LISTEN connection, poll only. */
   listen?: boolean;
+  /** Start no more runs than the provider's write budget can serve this far ahead. */
+  pacing?: StartPacing;
 }
+
+export interface StartPacing { writeRps: number; aheadSeconds: number }
+
+/** How many payouts may wait in Temporal for the write budget: a buffer of `aheadSeconds` of sending. */
+export const startAheadCap = (p: StartPacing): number => Math.max(1, Math.ceil(p.writeRps * p.aheadSeconds));
+
+/** Payouts handed to Temporal that have not sent their transfer yet: open and due (or claimed and
+ * unsent) with no outbox row left, plus the outbox rows under a drainer's or writer's first lease
+ * (attempts 0, not yet due: being started right now). A row whose start failed (attempts > 0) is
+ * not in Temporal. */
+export const PACED_WAITING_SQL = `
+SELECT (SELECT count(*) FROM payouts p
+         WHERE ((p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now()))
+                OR (p.status = 'processing' AND p.request_sent_at IS NULL))
+           AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = p.order_id))
+     + (SELECT count(*) FROM payouts_outbox WHERE attempts = 0 AND next_attempt_at > now()) AS waiting`;
+
+/** One lock for every drainer's count-and-claim (beside settlement's 7_233_104 and migrate's 7_233_001). */
+const PACING_LOCK = 7_233_201;
 
 export interface OutboxDrainer {
   /** One pass over everything due now; resolves with the number of rows started. */
@@ -49,6 +76,16 @@ export async function claimDue(db: Pick<Db, 'query'>, limit: number, leaseMs: nu
   return rows.map((r) => ({ id: r.id, kind: r.kind, orderId: r.order_id, attempts: r.attempts }));
 }
 
+/** Claims what the cap leaves room for, under the pacing lock. Exported for tests. */
+export async function claimPaced(db: Db, limit: number, cap: number, leaseMs: number = CLAIM_LEASE_MS): Promise<{ rows: OutboxRow[]; waiting: number }> {
+  return inTransaction(db, async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [PACING_LOCK]);
+    const waiting = Number((await tx.query<{ waiting: string }>(PACED_WAITING_SQL)).rows[0]!.waiting);
+    const room = Math.min(limit, cap - waiting);
+    return { rows: room > 0 ? await claimDue(tx, room, leaseMs) : [], waiting };
+  });
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
@@ -60,6 +97,7 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
   const batchSize = opts.batchSize ?? 20;
   const pollMs = opts.pollMs ?? 1_000;
   const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  const cap = opts.pacing ? startAheadCap(opts.pacing) : null;
   let stopped = false;
   let running: Promise<number> | undefined;
   let again = false;
@@ -94,7 +132,8 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
   async function drainAll(): Promise<number> {
     let started = 0;
     while (!stopped) {
-      const batch = await claimDue(db, batchSize);
+      // Paced: a short batch means the cap is reached; the next poll or wake looks again.
+      const batch = cap === null ? await claimDue(db, batchSize) : (await claimPaced(db, batchSize, cap)).rows;
       if (batch.length === 0) break;
       started += await processBatch(batch);
       if (batch.length < batchSize) break;
