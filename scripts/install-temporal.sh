@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
 # Installs the Temporal CLI (a real dev server with the Web UI) from the Go module proxy into a
 # cache folder, and reuses it when present. Prints the binary's path on stdout.
-# v1.5.1 is the newest tag whose go.mod has no `replace` directive, so `go install` accepts it.
+#
+# v1.5.1 (Server 1.29.1) is the newest tag whose go.mod has no `replace` directive. It is built
+# from its module source with one dependency raised: modernc.org/sqlite v1.34.1 -> v1.44.3. The
+# older driver can leave a connection answering "interrupted (9)" to every statement after a query
+# whose context was cancelled under load; the dev server then loses its namespace cache and its
+# shard ("Namespace not found: 'default'") for good. The 1,000-order campaign hit it (seed
+# 20261209, load 5 on 2 cores). Temporal itself took v1.44.3 for the same errors
+# (temporalio/temporal#9198, https://gitlab.com/cznic/sqlite/-/issues/241).
 set -euo pipefail
 version="${TEMPORAL_CLI_VERSION:-v1.5.1}"
-cache="${PAYOUTS_CACHE_DIR:-$HOME/.cache/payouts}/temporal-cli-$version"
+sqlite="${TEMPORAL_CLI_SQLITE_VERSION:-v1.44.3}"
+cache="${PAYOUTS_CACHE_DIR:-$HOME/.cache/payouts}/temporal-cli-$version-sqlite-$sqlite"
 bin="$cache/temporal"
 if [ -x "$bin" ]; then
   echo "$bin"
   exit 0
 fi
 command -v go >/dev/null || { echo "install-temporal: Go is required (https://go.dev/dl)" >&2; exit 1; }
-mkdir -p "$cache"
-echo "install-temporal: building temporal $version with go install (first time only, a few minutes)" >&2
-GOBIN="$cache" GOFLAGS="-trimpath" go install "github.com/temporalio/cli/cmd/temporal@$version" >&2
+echo "install-temporal: building temporal $version with modernc.org/sqlite $sqlite (first time only, a few minutes)" >&2
+src=$(go mod download -json "github.com/temporalio/cli@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -n "$src" ] || { echo "install-temporal: go mod download printed no source folder for github.com/temporalio/cli@$version" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cp -r "$src/." "$work/"
+chmod -R u+w "$work"
+(
+  cd "$work"
+  go get "modernc.org/sqlite@$sqlite" >&2
+  mkdir -p "$cache"
+  GOFLAGS="-trimpath" go build -o "$bin.partial" ./cmd/temporal >&2
+)
+mv "$bin.partial" "$bin"
 "$bin" --version >&2
 echo "$bin"
