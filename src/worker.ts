@@ -13,6 +13,7 @@ import type { ActivityDeps } from './activities/deps';
 import { logger } from './logger';
 import { startHealthServer } from './observability/healthServer';
 import { readiness } from './observability/readiness';
+import { watchSchedules } from './observability/scheduleWatch';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 import { startOutboxDrainer } from './outbox/drainer';
@@ -95,14 +96,17 @@ async function main(): Promise<void> {
     db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
     pacing: { writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS },
   });
-  const metrics = createPayoutMetrics({ db, temporal: client, scheduleIds: SCHEDULE_IDS, sdkMetricsUrl, budget: config });
+  const ownsSchedules = config.WORKER_SCHEDULES === 'on';
+  // Start-up has just ensured every Schedule, so a slow describe right after a restart is no doubt.
+  const schedules = watchSchedules(client, SCHEDULE_IDS, ownsSchedules ? { seenAt: Date.now() } : {});
+  const metrics = createPayoutMetrics({ db, schedules, sdkMetricsUrl, budget: config });
   const health = await startHealthServer({
     metrics: () => metrics.render(),
     host: config.HTTP_HOST,
     port: config.WORKER_HEALTH_PORT,
     readiness: () => readiness({
       db, temporal: client,
-      scheduleIds: config.WORKER_SCHEDULES === 'on' ? SCHEDULE_IDS : undefined,
+      ...(ownsSchedules ? { schedules } : {}),
       extra: () => ({ worker: { ok: worker.getState() === 'RUNNING', detail: worker.getState() } }),
     }),
   });

@@ -7,11 +7,12 @@ import type { ApiDeps } from '../api/deps';
 import { SCHEDULE_IDS } from '../wiring';
 import { SET_ASIDE_REASONS, type SetAsideReason } from '../webhooks/quarantine';
 import { createPayoutMetrics, webhookMetrics, type PayoutMetrics } from './metrics';
+import { watchSchedules } from './scheduleWatch';
 
 const WEBHOOK_URL = '/webhooks/razorpay';
 
 export async function apiMetrics(app: FastifyInstance, deps: Pick<ApiDeps, 'db' | 'temporal' | 'config'>): Promise<PayoutMetrics> {
-  const metrics = createPayoutMetrics({ db: deps.db, temporal: deps.temporal, scheduleIds: SCHEDULE_IDS, budget: deps.config });
+  const metrics = createPayoutMetrics({ db: deps.db, schedules: deps.temporal && watchSchedules(deps.temporal, SCHEDULE_IDS), budget: deps.config });
   const webhooks = webhookMetrics(metrics.registry);
 
   // The webhook answers `{ status: 'ok', eventId, event, duplicate, setAside?, … }`; only a 2xx can be one.

@@ -11,7 +11,6 @@
  *
  * When the database does not answer, `payouts_metrics_db_up` is 0 and the database-derived series
  * keep their last values (a counter that dropped to 0 would read as a reset, and a spurious rate). */
-import type { Client } from '@temporalio/client';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PAYOUT_STATUSES, type PayoutStatus } from '../contracts/payout';
 import type { Db } from '../db/pool';
@@ -22,18 +21,20 @@ import { PAYOUT_ATTEMPT_OUTCOMES } from '../payouts/repository';
 import { isTerminal } from '../payouts/stateMachine';
 import { CLASSES, REASONS } from '../recon/reasons';
 import { SET_ASIDE_REASONS, type SetAsideReason } from '../webhooks/quarantine';
+import type { ScheduleSighting, ScheduleWatch } from './scheduleWatch';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 /** A request went out and was answered (or not): what "transfers sent" counts. */
 const SENT_OUTCOMES: ReadonlySet<string> = new Set(['accepted', 'rejected', 'unknown']);
 const LIVE_STATUSES = PAYOUT_STATUSES.filter((s) => !isTerminal(s));
-const TEMPORAL_TIMEOUT_MS = 2_000;
+/** The SDK exporter's scrape, read inside ours. */
+const SDK_SCRAPE_TIMEOUT_MS = 2_000;
 
 export interface MetricsDeps {
   db: Pick<Db, 'query'>;
-  /** Where a Temporal client is at hand: the age of each Schedule's last run. */
-  temporal?: Client;
-  scheduleIds?: readonly string[];
+  /** Where a Temporal client is at hand: the age of each Schedule's last run (the process's one
+   * watch, shared with its readiness). */
+  schedules?: ScheduleWatch;
   /** The worker: the SDK exporter's /metrics URL (null while it is off), appended to each scrape. */
   sdkMetricsUrl?: () => string | null;
   /** The configured provider budget and ETA bound: without it the ETA and budget series are absent. */
@@ -106,29 +107,18 @@ function perScrape<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (pending ??= load().finally(() => { pending = null; }));
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms); }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-async function readSchedule(client: Client, id: string): Promise<ScheduleReading> {
-  try {
-    const d = await withTimeout(client.schedule.getHandle(id).describe(), TEMPORAL_TIMEOUT_MS, `describe schedule ${id}`);
-    const last = d.info.recentActions.at(-1)?.takenAt ?? d.info.createdAt;
-    const every = d.spec.intervals?.[0]?.every;
-    const [next, after] = d.info.nextActionTimes;
-    const intervalMs = typeof every === 'number' ? every : next && after ? after.getTime() - next.getTime() : undefined;
-    return {
-      id, found: true, paused: d.state.paused,
-      lastRunAgeSeconds: Math.max(0, (Date.now() - last.getTime()) / 1000),
-      ...(intervalMs === undefined ? {} : { intervalSeconds: intervalMs / 1000 }),
-    };
-  } catch {
-    return { id, found: false };
-  }
+function readSchedule(s: ScheduleSighting): ScheduleReading {
+  if (s.answer.kind !== 'described') return { id: s.id, found: false };
+  const d = s.answer.description;
+  const last = d.info.recentActions.at(-1)?.takenAt ?? d.info.createdAt;
+  const every = d.spec.intervals?.[0]?.every;
+  const [next, after] = d.info.nextActionTimes;
+  const intervalMs = typeof every === 'number' ? every : next && after ? after.getTime() - next.getTime() : undefined;
+  return {
+    id: s.id, found: true, paused: d.state.paused,
+    lastRunAgeSeconds: Math.max(0, (Date.now() - last.getTime()) / 1000),
+    ...(intervalMs === undefined ? {} : { intervalSeconds: intervalMs / 1000 }),
+  };
 }
 
 export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
@@ -283,10 +273,9 @@ export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
     },
   });
 
-  if (deps.temporal && deps.scheduleIds?.length) {
-    const client = deps.temporal;
-    const ids = deps.scheduleIds;
-    const schedules = perScrape(() => Promise.all(ids.map((id) => readSchedule(client, id))));
+  if (deps.schedules?.ids.length) {
+    const watch = deps.schedules;
+    const schedules = perScrape(async () => (await watch.look()).map(readSchedule));
     const perSchedule = (name: string, help: string, value: (r: ScheduleReading) => number | undefined) => new Gauge({
       name, help, labelNames: ['schedule'], registers: [registry],
       async collect() {
@@ -334,7 +323,7 @@ function setCounter<T extends string>(counter: Counter<T>, labels: Partial<Recor
 async function readSdkMetrics(url: string | null): Promise<string | null> {
   if (!url) return null;
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(TEMPORAL_TIMEOUT_MS) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(SDK_SCRAPE_TIMEOUT_MS) });
     return res.ok ? await res.text() : null;
   } catch {
     return null;

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { readMigrations } from '../db/migrate';
 import type { Db } from '../db/pool';
+import { SCHEDULE_SEEN_GRACE_MS, type ScheduleSighting, type ScheduleWatch } from './scheduleWatch';
 
 export interface ReadinessCheck { ok: boolean; detail: string }
 export interface Readiness { ready: boolean; checks: Record<string, ReadinessCheck> }
@@ -12,7 +13,7 @@ export interface ReadinessDeps {
   db: Pick<Db, 'query'>;
   temporal?: Client;
   /** Schedules that must exist (the worker's side). */
-  scheduleIds?: readonly string[];
+  schedules?: ScheduleWatch;
   /** Extra process-specific checks, e.g. the worker's own state. */
   extra?: () => Record<string, ReadinessCheck>;
 }
@@ -56,15 +57,22 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   checks.temporal = temporal
     ? check(async () => { await temporal.workflowService.getSystemInfo({}); return 'reachable'; })
     : Promise.resolve({ ok: false, detail: 'no Temporal client in this process' });
-  if (temporal && deps.scheduleIds) {
-    for (const id of deps.scheduleIds) {
-      checks[`schedule:${id}`] = check(async () => {
-        const d = await temporal.schedule.getHandle(id).describe();
-        return d.state.paused ? 'present (paused)' : 'present';
-      });
-    }
-  }
+  const sightings = deps.schedules?.look() ?? Promise.resolve([]);
   const settled = Object.fromEntries(await Promise.all(Object.entries(checks).map(async ([k, p]) => [k, await p] as const)));
-  const all = { ...settled, ...deps.extra?.() };
+  const schedules = Object.fromEntries((await sightings).map((s) => [`schedule:${s.id}`, scheduleReadiness(s, Date.now())]));
+  const all = { ...settled, ...schedules, ...deps.extra?.() };
   return { ready: Object.values(all).every((c) => c.ok), checks: all };
+}
+
+/** Readiness from a sighting: present is ready; missing is not; a describe Temporal did not answer
+ * is ready for SCHEDULE_SEEN_GRACE_MS after the Schedule was last seen, and says so. */
+export function scheduleReadiness(s: ScheduleSighting, nowMs: number, graceMs = SCHEDULE_SEEN_GRACE_MS): ReadinessCheck {
+  const { answer } = s;
+  if (answer.kind === 'described') return { ok: true, detail: answer.description.state.paused ? 'present (paused)' : 'present' };
+  if (answer.kind === 'missing') return { ok: false, detail: 'missing: a worker with WORKER_SCHEDULES=on creates it at start-up' };
+  const age = s.lastSeenAt === null ? null : nowMs - s.lastSeenAt;
+  if (age !== null && age <= graceMs) {
+    return { ok: true, detail: `present ${Math.round(age / 1000)} s ago; Temporal did not answer now (${answer.error})` };
+  }
+  return { ok: false, detail: answer.error };
 }

@@ -8,6 +8,7 @@ import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts
 import { PAYOUT_SWEEP_WORKFLOW_TYPE } from '../../src/contracts/sweep';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import { createPayoutMetrics } from '../../src/observability/metrics';
+import { watchSchedules } from '../../src/observability/scheduleWatch';
 import { claimPayout } from '../../src/payouts/repository';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { parsePrometheusText, sampleValue, type Family } from '../unit/observability.promText';
@@ -242,7 +243,7 @@ describe('GET /metrics on the API', () => {
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     });
     try {
-      const metrics = createPayoutMetrics({ db: stack.db, temporal: client, scheduleIds: [scheduleId, `${scheduleId}-missing`] });
+      const metrics = createPayoutMetrics({ db: stack.db, schedules: watchSchedules(client, [scheduleId, `${scheduleId}-missing`], { freshMs: 0 }) });
       const value = async (name: string, id = scheduleId) => sampleValue(parsePrometheusText(await metrics.render()), name, { schedule: id });
       expect(await value('payouts_schedule_found')).toBe(1);
       expect(await value('payouts_schedule_interval_seconds')).toBe(3_600);

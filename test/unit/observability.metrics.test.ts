@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../src/db/pool';
 import { countProviderCall } from '../../src/gateway/callCounts';
 import { createPayoutMetrics, webhookMetrics } from '../../src/observability/metrics';
+import { watchSchedules } from '../../src/observability/scheduleWatch';
 import { runtimeOptions, sdkMetricsAddressFrom } from '../../src/temporal/runtime';
 import { parsePrometheusText, sampleValue } from './observability.promText';
 
@@ -237,7 +238,7 @@ describe('Schedules', () => {
   const client = { schedule: { getHandle: (id: string) => ({ describe: async () => describeOf[id]!() }) } } as unknown as Client;
 
   test('when Schedules are described, then each has its last run age and cadence; a missing one reads found 0 and nothing else', async () => {
-    const metrics = createPayoutMetrics({ db: stubDb(() => snapshot()), temporal: client, scheduleIds: ['every-5-min', 'daily', 'gone'] });
+    const metrics = createPayoutMetrics({ db: stubDb(() => snapshot()), schedules: watchSchedules(client, ['every-5-min', 'daily', 'gone']) });
     const families = await render(metrics);
     const v = (name: string, schedule: string) => sampleValue(families, name, { schedule });
     expect(v('payouts_schedule_found', 'every-5-min')).toBe(1);
@@ -253,8 +254,8 @@ describe('Schedules', () => {
     expect(v('payouts_schedule_last_run_age_seconds', 'gone')).toBeUndefined();
   });
 
-  test('when no Temporal client is given, then there are no Schedule series', async () => {
-    const families = await render(createPayoutMetrics({ db: stubDb(() => snapshot()), scheduleIds: ['every-5-min'] }));
+  test('when no Schedules are watched, then there are no Schedule series', async () => {
+    const families = await render(createPayoutMetrics({ db: stubDb(() => snapshot()) }));
     expect(families.has('payouts_schedule_found')).toBe(false);
   });
 });
