@@ -10,7 +10,7 @@ import { logger } from '../logger';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
 import { retryDelayMs } from '../payouts/rejection';
-import { claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
+import { attemptGivenBack, claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
 import { BALANCE_SHORT, heldByBalanceWall } from '../payouts/balanceWall';
 import { startPayoutSweepNow } from '../payouts/sweepNow';
@@ -75,7 +75,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         // So slow that the transfer's own timeout could outlast the activity's (the activity must
         // answer itself): give the claim back; the next one sends at once, without asking again.
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: 'NO_TIME_LEFT' });
-        await transition(tx, payout, { type: 'claim_released' }, { attempt_limit: payout.attemptLimit + 1, claimed_by_run: null });
+        await transition(tx, payout, { type: 'claim_released' }, { ...attemptGivenBack(payout), claimed_by_run: null });
         return { send: false, outcome: { type: 'not_sent', reason: 'no_time_left' } };
       case 'not_confirmed':
         logger.error({ ...payoutLogFields(payout), paymentId: capture.paymentId, why: capture.why }, 'not sent: Razorpay does not confirm the capture the order was paid on; the payout goes to review');
@@ -89,7 +89,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         logger.warn({ ...payoutLogFields(payout), paymentId: capture.paymentId, detail: capture.detail }, 'not sent: the capture could not be confirmed with Razorpay; the payout retries after a backoff');
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: CAPTURE_CHECK_FAILED, raw: capture });
         await transition(tx, payout, { type: 'not_paid_retry', capReached: false }, {
-          attempt_limit: payout.attemptLimit + 1, claimed_by_run: null, last_code: CAPTURE_CHECK_FAILED,
+          ...attemptGivenBack(payout), claimed_by_run: null, last_code: CAPTURE_CHECK_FAILED,
           next_attempt_at: new Date(Date.now() + retryDelayMs(payout.attempts, policy)),
         });
         return { send: false, outcome: { type: 'not_sent', reason: 'capture_check_failed' } };
@@ -118,7 +118,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         // Paused by ops, or the balance wall went up after the claim (this payout is not its probe):
         // the claim is given back with its attempt, and the run waits as for a pause.
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: heldBack });
-        await transition(tx, payout, { type: 'claim_released' }, { attempt_limit: payout.attemptLimit + 1, claimed_by_run: null });
+        await transition(tx, payout, { type: 'claim_released' }, { ...attemptGivenBack(payout), claimed_by_run: null });
         return { send: false, outcome: { type: 'not_sent', reason: 'transfers_paused' } };
       }
       const { rows: age } = await tx.query<{ expired: boolean }>(

@@ -10,7 +10,7 @@
  * Each refusal counts in `payouts_api_throttled_total{reason}`; a key id reaching its failure limit
  * is logged with the key id (alert PayoutsApiKeyUnderAttack). Installed on the root before the
  * route auth hook, so its onRequest check runs before any key lookup. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { Counter } from 'prom-client';
 import { AppError } from '../appError';
@@ -106,45 +106,45 @@ export async function installThrottling(app: FastifyInstance, config: Pick<Confi
   // Series exist from the start, so increase() and alerts see a 0 before the first refusal.
   for (const reason of THROTTLE_REASONS) refusals.inc({ reason }, 0);
 
-  const refuse = (reply: FastifyReply, reason: ThrottleReason, retryAfterSeconds: number): never => {
+  // The error handler sets Retry-After from details.retryAfterSeconds (src/api/errors.ts).
+  const refuse = (reason: ThrottleReason, retryAfterSeconds: number): never => {
     refusals.inc({ reason });
     const seconds = Math.max(1, retryAfterSeconds);
-    reply.header('retry-after', String(seconds));
     throw new AppError(429, 'rate_limited', `${MESSAGES[reason]}; retry in ${seconds} s`, { reason, retryAfterSeconds: seconds });
   };
-  const count = async (check: typeof requests, request: FastifyRequest, reply: FastifyReply, reason: ThrottleReason) => {
+  const count = async (check: typeof requests, request: FastifyRequest, reason: ThrottleReason) => {
     const state = await check(request);
-    if (!state.isAllowed && state.isExceeded) refuse(reply, reason, state.ttlInSeconds);
+    if (!state.isAllowed && state.isExceeded) refuse(reason, state.ttlInSeconds);
   };
   // A peek: the limit is reached once `max` failures are counted, so the next attempt is no lookup.
   const reached = async (check: typeof requests, request: FastifyRequest) => {
     const state = await check(request, { increment: false });
     return !state.isAllowed && state.remaining === 0 ? state.ttlInSeconds : null;
   };
-  const refuseIfFailing = async (request: FastifyRequest, reply: FastifyReply) => {
+  const refuseIfFailing = async (request: FastifyRequest) => {
     if (!presentedKey(request)) return;
     const clientWait = await reached(clientFailures, request);
-    if (clientWait !== null) refuse(reply, 'auth_failures_client', clientWait);
+    if (clientWait !== null) refuse('auth_failures_client', clientWait);
     const keyId = keyIdOf(request);
     if (!keyId || holders.holds(keyId, clientOf(request))) return;
     const keyWait = await reached(keyFailures, request);
-    if (keyWait !== null) refuse(reply, 'auth_failures_key', keyWait);
+    if (keyWait !== null) refuse('auth_failures_key', keyWait);
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     const policy = policyOf(request);
     if (policy === 'unthrottled') return;
-    await count(requests, request, reply, 'client');
-    if (policy === 'sign-in') await count(signIns, request, reply, 'sign_in');
-    else await refuseIfFailing(request, reply); // sign-in's key is in its body: checked in preHandler
+    await count(requests, request, 'client');
+    if (policy === 'sign-in') await count(signIns, request, 'sign_in');
+    else await refuseIfFailing(request); // sign-in's key is in its body: checked in preHandler
   });
   // After every onRequest hook (the route auth's, the console session's): the principal is known.
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (request.principal) await count(keyRequests, request, reply, 'key');
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.principal) await count(keyRequests, request, 'key');
     return payload;
   });
-  app.addHook('preHandler', async (request, reply) => {
-    if (policyOf(request) === 'sign-in') await refuseIfFailing(request, reply);
+  app.addHook('preHandler', async (request) => {
+    if (policyOf(request) === 'sign-in') await refuseIfFailing(request);
   });
   // The outcome of a lookup: sign-in answers 401 for a refused key and redirects (3xx) once signed
   // in; a route that needs a role answers 401 for a refused key and has a principal otherwise.

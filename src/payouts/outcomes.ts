@@ -9,7 +9,7 @@ import { logger } from '../logger';
 import { holdIfRefundedWhileSending } from '../moneyin/outsideRefunds';
 import { directTransferBacklog, isBalanceShortage, lowerBalanceWallOnAcceptance, raiseBalanceWall, wasKeysFirstSend } from './balanceWall';
 import { classifyRejection, retryDelayMs } from './rejection';
-import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
+import { attemptGivenBack, freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 import type { Resolution } from './resolution';
 import { isReversed, recordPayoutReversal, type ClassifiedReversal } from './transferReversals';
 
@@ -40,7 +40,7 @@ async function releaseNotPaid(tx: Tx, payout: PayoutView, policy: RecordingPolic
   const delay = capReached ? null : retryDelayMs(payout.attempts, policy);
   await transition(tx, payout, { type: 'not_paid_retry', capReached }, {
     last_code: opts.lastCode ?? payout.lastCode,
-    ...(definitive ? freshKeyColumns() : { attempt_limit: payout.attemptLimit + 1 }),
+    ...(definitive ? freshKeyColumns() : attemptGivenBack(payout)),
     next_attempt_at: delay === null ? null : new Date(Date.now() + delay),
   });
   // A refund made outside the app while this attempt was in flight now holds the payout instead.
@@ -116,7 +116,7 @@ async function releaseAtBalanceWall(tx: Tx, payout: PayoutView, policy: Recordin
     }
   }
   await transition(tx, payout, { type: 'claim_released' }, {
-    attempt_limit: payout.attemptLimit + 1, claimed_by_run: null, last_code: code, next_attempt_at: null, ...freshKeyColumns(),
+    ...attemptGivenBack(payout), claimed_by_run: null, last_code: code, next_attempt_at: null, ...freshKeyColumns(),
   });
   await holdIfRefundedWhileSending(tx, payout, policy.attemptCap);
 }

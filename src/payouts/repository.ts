@@ -25,6 +25,12 @@ export function freshKeyColumns(): { idempotency_key: string; key_first_sent_at:
   return { idempotency_key: freshIdempotencyKey(), key_first_sent_at: null };
 }
 
+/** The column that gives a payout its attempt back: the claim counted one, and what followed was no
+ * decision of the provider about this payout (a release, a kept key's re-send, the balance wall). */
+export function attemptGivenBack(payout: { attemptLimit: number }): { attempt_limit: number } {
+  return { attempt_limit: payout.attemptLimit + 1 };
+}
+
 interface PayoutRow {
   id: string; order_id: string; vendor_id: string; linked_account_id: string; amount_paise: number;
   status: PayoutStatus; attempts: number; attempt_limit: number | null; claimed_at: Date | null;
