@@ -8,6 +8,8 @@ export const missedWebhookSweepWorkflowId = (tag: string): string => `missed-web
 
 /** The patch that made the sweep fair (issue 10 item 6): runs recorded before it replay without it. */
 export const FAIR_SWEEP_PATCH = 'missed-webhook-sweep-fair-batch-and-expiry';
+/** The patch that put its Razorpay calls on the provider budget's queues (issue 22). */
+export const SWEEP_BUDGET_PATCH = 'missed-webhook-sweep-provider-budget';
 
 export interface MissedWebhookSweepInput {
   /** Only orders older than this are asked about; default MISSED_WEBHOOK_SWEEP_AGE_MS. */

@@ -6,6 +6,8 @@ export type { ReconWindow } from './reconWindow';
 export const reconWorkflowId = (w: { from: string; to: string }): string => `recon-${w.from}-${w.to}`;
 
 export const RECON_SCHEDULE_ID = 'recon-daily';
+/** The patch that put the day's pull from the gateway on the provider budget's reads queue (issue 22). */
+export const RECON_BUDGET_PATCH = 'recon-pull-provider-budget';
 
 export interface ScheduledReconInput { lookbackDays: number }
 

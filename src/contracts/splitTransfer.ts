@@ -8,6 +8,9 @@ export const SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE = 'splitTransferSweepWorkflow';
 /** Workflow id for a run started by hand (tests, ops); scheduled runs get the schedule's ids. */
 export const splitTransferSweepWorkflowId = (tag: string): string => `${SPLIT_TRANSFER_SCHEDULE_ID}-${tag}`;
 
+/** The patch that put the provider read on the provider budget's reads queue (issue 22). */
+export const SPLIT_SWEEP_BUDGET_PATCH = 'split-transfer-sweep-provider-budget';
+
 export interface SplitTransferSweepInput {
   /** Splits asked about per batch (default 100); a run takes batches until none is left unchecked. */
   batchSize?: number;

@@ -1,19 +1,23 @@
 /** Reconciliation workflows. reconWorkflow (id recon-<from>-<to>) pulls each IST day's settlement
  * recon report, then matches the window and records exceptions; rerunning the same window is safe
  * (rows and exceptions are upserted). scheduledReconWorkflow is what the daily Schedule starts: it
- * works out yesterday's window and runs reconWorkflow for it as a child with the business id. */
+ * works out yesterday's window and runs reconWorkflow for it as a child with the business id. Since
+ * RECON_BUDGET_PATCH the day's pull (the gateway's pages and settlements) runs on the provider
+ * budget's reads queue (issue 22); runs recorded before it replay on the workflow's own queue. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { CancellationScope, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, executeChild, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { reconProgressQuery, reconWorkflowId, type ReconProgress, type ReconSummary, type ReconWindow, type ScheduledReconInput } from '../contracts/recon';
+import { RECON_BUDGET_PATCH, reconProgressQuery, reconWorkflowId, type ReconProgress, type ReconSummary, type ReconWindow, type ScheduledReconInput } from '../contracts/recon';
+import { providerTaskQueue } from '../contracts/taskQueues';
 import { addDays, datesBetween, istDateOf } from '../domain/calendar';
 
 /** Database and gateway reads: idempotent, so retried freely; heartbeats catch a dead worker. */
-const reconCall = proxyActivities<Activities>({
+const reconOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+} as const;
+const reconCall = proxyActivities<Activities>(reconOptions);
 
 export async function reconWorkflow(window: ReconWindow): Promise<ReconSummary> {
   const { runId, workflowId } = workflowInfo();
@@ -34,8 +38,11 @@ export async function reconWorkflow(window: ReconWindow): Promise<ReconSummary> 
 
 async function pullAndMatch(window: ReconWindow, runId: string, asOf: string, days: string[], progress: ReconProgress): Promise<ReconSummary> {
   progress.phase = 'pulling';
+  const gatewayPull = patched(RECON_BUDGET_PATCH)
+    ? proxyActivities<Activities>({ ...reconOptions, taskQueue: providerTaskQueue(workflowInfo().taskQueue, 'reads') })
+    : reconCall;
   for (const day of days) {
-    const pulled = await reconCall.pullReconDay({ day });
+    const pulled = await gatewayPull.pullReconDay({ day });
     progress.daysPulled += 1;
     progress.rowsFetched += pulled.rows;
     progress.settlementsFetched += pulled.settlements;

@@ -2,9 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
+import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import { ensureMissedWebhookSchedule } from '../../src/moneyin/schedule';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { activityTaskQueues, startTestWorker, type TestTemporal } from '../support/temporal';
 import { http, postWebhook, registerEmployee, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 describe('money in: the missed-webhook sweep', () => {
@@ -24,8 +25,9 @@ describe('money in: the missed-webhook sweep', () => {
     await h?.close();
   });
 
+  let lastSweepId = '';
   const sweep = () => temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
-    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')),
+    workflowId: (lastSweepId = missedWebhookSweepWorkflowId(randomBytes(4).toString('hex'))),
     taskQueue: temporal.taskQueue,
     args: [{ olderThanMs: 1 }],
   });
@@ -84,6 +86,8 @@ describe('money in: the missed-webhook sweep', () => {
     expect(result.refundsRetried).toBe(1);
     const made = (await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id);
     expect(made).toEqual([expect.objectContaining({ receipt: requested.rows[0].id, amount: 30_000 })]);
+    // The refund request moves money: it runs on the provider budget's writes queue (issue 22).
+    expect((await activityTaskQueues(temporal.client, lastSweepId)).requestRefundAgain).toEqual([providerTaskQueue(temporal.taskQueue, 'writes')]);
     await sweep();
     expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === orphan.id)).toHaveLength(1);
     await h.sandbox.control.setWebhookDelivery(true);

@@ -5,9 +5,10 @@
  * PostgreSQL and the sandbox. With PAYOUT_RECORD_HISTORIES=1 a run is kept as a replay fixture. */
 import { randomBytes } from 'node:crypto';
 import { missedWebhookSweepWorkflowId, type MissedWebhookSweepInput } from '../../src/contracts/missedWebhookSweep';
+import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import { gatewayOrdersAwaitingPayment } from '../../src/moneyin/missedPayments';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { activityTaskQueues, startTestWorker, type TestTemporal } from '../support/temporal';
 import { recordHistory } from './payoutSeed';
 import { eventually, http, ops, startHarnessWithPair, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
@@ -31,8 +32,9 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
     await h?.close();
   });
 
+  let lastSweepId = '';
   async function sweep(input: MissedWebhookSweepInput = {}, fixture?: string) {
-    const workflowId = missedWebhookSweepWorkflowId(randomBytes(4).toString('hex'));
+    const workflowId = (lastSweepId = missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')));
     const result = await temporal.client.workflow.execute(missedWebhookSweepWorkflow, { workflowId, taskQueue: temporal.taskQueue, args: [{ olderThanMs: 1, ...input }] });
     if (fixture) await recordHistory(temporal.client, workflowId, fixture);
     return result;
@@ -96,8 +98,15 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
     await h.sandbox.control.setWebhookDelivery(false);
     try {
       const payment = await h.sandbox.control.payOrder(gatewayOrderId);
-      const result = await sweep({}, 'missed-webhook-sweep-v2');
+      const result = await sweep({}, 'missed-webhook-sweep-v3');
       expect(result.endedOrdersChecked).toBeGreaterThanOrEqual(1);
+      // What asks Razorpay runs on the provider budget's reads queue; the database listings stay (issue 22).
+      const reads = [providerTaskQueue(temporal.taskQueue, 'reads')];
+      expect(await activityTaskQueues(temporal.client, lastSweepId)).toMatchObject({
+        listGatewayOrdersAwaitingPayment: [temporal.taskQueue], listEndedOrdersAwaitingLateCapture: [temporal.taskQueue],
+        listUnpaidOrdersPastExpiry: [temporal.taskQueue], listRefundsAwaitingGateway: [temporal.taskQueue],
+        reconcileGatewayOrderPayments: reads, refreshSettlementsAwaitingUtr: reads,
+      });
       const refunds = await eventually(
         async () => (await h.db.query('SELECT reason, order_id FROM refunds WHERE payment_id = $1', [payment.id])).rows, (rows) => rows.length > 0);
       expect(refunds).toEqual([{ reason: 'order_cancelled', order_id: orderId }]);

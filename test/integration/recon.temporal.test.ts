@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../src/api/server';
 import type { Config } from '../../src/config/config';
 import { RECON_SCHEDULE_ID, reconProgressQuery, reconWorkflowId } from '../../src/contracts/recon';
+import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import type { Db } from '../../src/db/pool';
 import { ensureReconSchedule, temporalReconStarter } from '../../src/recon/temporal';
 import { workflowBundle } from '../../src/worker';
@@ -10,7 +11,8 @@ import { reconWorkflow } from '../../src/workflows/recon';
 import { isolatedPool } from '../support/db';
 import { mintKey } from '../support/apiKeys';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
-import { startTestWorker, type TestTemporal } from '../support/temporal';
+import { activityTaskQueues, startTestWorker, type TestTemporal } from '../support/temporal';
+import { recordHistory } from './payoutSeed';
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -73,6 +75,12 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
 
     const unknown = await fetch(`${base}/finance/recon/runs/recon-2020-01-01-2020-01-02`, { headers });
     expect(unknown.status).toBe(404);
+
+    // The day's pull asks Razorpay: it runs on the provider budget's reads queue (issue 22).
+    expect(await activityTaskQueues(temporal.client, workflowId)).toMatchObject({
+      startReconRun: [temporal.taskQueue], pullReconDay: [providerTaskQueue(temporal.taskQueue, 'reads')], matchReconWindow: [temporal.taskQueue],
+    });
+    await recordHistory(temporal.client, workflowId, 'recon-window');
 
     // Deterministic: the recorded history replays against the current bundle.
     const history = await temporal.client.workflow.getHandle(workflowId, runId).fetchHistory();

@@ -4,10 +4,12 @@
  * owed offline only once Razorpay has stopped retrying it, and a later transfer.processed settles it.
  * The sandbox's ledger (its transfer, the linked account's balance) shows where the money is. */
 import { randomBytes } from 'node:crypto';
+import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import { requestRefund } from '../../src/moneyin/refunds';
 import { SPLIT_NOT_FINAL } from '../../src/moneyin/splitReversal';
 import { SPLIT_RETRY_WINDOW_MS } from '../../src/moneyin/splitTransfers';
 import { splitTransferSweepWorkflow } from '../../src/workflows/splitTransfer';
+import { activityTaskQueues } from '../support/temporal';
 import { recordHistory } from './payoutSeed';
 import {
   call, openOfflineLedger, placeSplitOrder, runMissedWebhookSweep, runSplitSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack,
@@ -139,7 +141,11 @@ describe('splits: followed with the provider until final', () => {
     expect(result).toMatchObject({ checked: 1, stillOpen: 1 });
     expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: 'created' });
     expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
-    await recordHistory(s.temporal.client, workflowId, 'split-transfer-sweep');
+    // The provider read runs on the provider budget's reads queue; the listing stays (issue 22).
+    expect(await activityTaskQueues(s.temporal.client, workflowId)).toEqual({
+      listSplitsAwaitingTransfer: [s.temporal.taskQueue], followSplitTransfer: [providerTaskQueue(s.temporal.taskQueue, 'reads')],
+    });
+    await recordHistory(s.temporal.client, workflowId, 'split-transfer-sweep-v2');
     await s.control.processPendingTransfers();
     await s.control.drainWebhooks();
     await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed');

@@ -16,6 +16,17 @@ export interface TestTemporal {
   close(): Promise<void>;
 }
 
+/** Each activity type a run scheduled, with the task queues it was scheduled on (sorted, unique). */
+export async function activityTaskQueues(client: Client, workflowId: string): Promise<Record<string, string[]>> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const queues: Record<string, Set<string>> = {};
+  for (const e of history.events ?? []) {
+    const a = e.activityTaskScheduledEventAttributes;
+    if (a?.activityType?.name && a.taskQueue?.name) (queues[a.activityType.name] ??= new Set()).add(a.taskQueue.name);
+  }
+  return Object.fromEntries(Object.entries(queues).map(([type, set]) => [type, [...set].sort()]));
+}
+
 export async function startTestWorker(deps: ActivityDeps, taskQueue = `tq-${randomBytes(4).toString('hex')}`): Promise<TestTemporal> {
   const address = testServices().temporalAddress;
   const connection = await Connection.connect({ address });
