@@ -4,13 +4,12 @@
  * each figure. N payouts per round (default 150), each a paid order with a pending payout and a
  * real linked account in the sandbox (a direct transfer is answered `processed`, as Razorpay's sample
  * is, so the run settles it from that answer; no webhooks). */
-import { providerTaskQueue } from '../src/contracts/taskQueues';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { loadConfig } from '../src/config/config';
 import { migrate } from '../src/db/migrate';
@@ -20,6 +19,7 @@ import { createGateway } from '../src/gateway';
 import { payoutStartOptions } from '../src/payouts/temporalStarter';
 import { sandboxOptionsFrom, startSandbox } from '../src/sandbox';
 import { installRuntime, sdkLogger } from '../src/temporal/runtime';
+import { createPayoutWorkers } from '../src/worker';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -99,14 +99,10 @@ async function main(): Promise<void> {
       ...createActivities({ db, config, gateway: createGateway(config) }),
       async benchInsert(i: number) { await db.query('INSERT INTO bench_rows (i) VALUES ($1) ON CONFLICT DO NOTHING', [i]); },
     };
-    // The production worker's settings (src/worker.ts createWorker).
-    const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities, maxConcurrentActivityTaskExecutions: 20, maxConcurrentWorkflowTaskExecutions: 20 });
-    const budgetWorkers = await Promise.all((['writes', 'reads'] as const).map((c) => Worker.create({
-      connection, namespace: 'default', taskQueue: providerTaskQueue(taskQueue, c), activities, maxConcurrentActivityTaskExecutions: 20,
-      maxTaskQueueActivitiesPerSecond: c === 'writes' ? config.RAZORPAY_WRITE_RPS : config.RAZORPAY_READ_RPS,
-    })));
-    const running = Promise.all([worker, ...budgetWorkers].map((w) => w.run()));
-    cleanups.unshift(async () => { for (const w of [worker, ...budgetWorkers]) w.shutdown(); await running; await connection.close(); });
+    // The production worker's settings (src/worker.ts createPayoutWorkers).
+    const workers = await createPayoutWorkers({ connection, namespace: 'default', taskQueue, workflowBundle, activities, budget: config });
+    const running = workers.run();
+    cleanups.unshift(async () => { workers.shutdown(); await running; await connection.close(); });
     const client = new Client({ connection: await Connection.connect({ address: services.temporalAddress }) });
     cleanups.unshift(() => client.connection.close());
 

@@ -39,13 +39,26 @@ export interface PayoutWorkers {
 
 export async function createWorker(opts: { connection: NativeConnection; namespace: string; taskQueue: string; deps: ActivityDeps }): Promise<PayoutWorkers> {
   installRuntime();
-  const activities = createActivities(opts.deps);
-  const { config } = opts.deps;
-  const common = { connection: opts.connection, namespace: opts.namespace, activities };
+  return createPayoutWorkers({ ...opts, activities: createActivities(opts.deps), budget: opts.deps.config });
+}
+
+export interface PayoutWorkersOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: object;
+  budget: Pick<Config, 'RAZORPAY_WRITE_RPS' | 'RAZORPAY_READ_RPS'>;
+  /** Another set of workflows (the payout bench's); the app's by default. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+/** The worker set with the production settings, for given activities (a test's wrapped ones, a bench's). */
+export async function createPayoutWorkers(opts: PayoutWorkersOptions): Promise<PayoutWorkers> {
+  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities };
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: opts.workflowBundle ?? await workflowBundle(),
     // Two cores: keep concurrency modest and predictable.
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,
@@ -55,7 +68,7 @@ export async function createWorker(opts: { connection: NativeConnection; namespa
   const budgets = await Promise.all((['writes', 'reads'] as const).map((callClass) => Worker.create({
     ...common,
     taskQueue: providerTaskQueue(opts.taskQueue, callClass),
-    maxTaskQueueActivitiesPerSecond: callClass === 'writes' ? config.RAZORPAY_WRITE_RPS : config.RAZORPAY_READ_RPS,
+    maxTaskQueueActivitiesPerSecond: callClass === 'writes' ? opts.budget.RAZORPAY_WRITE_RPS : opts.budget.RAZORPAY_READ_RPS,
     maxConcurrentActivityTaskExecutions: 20,
   })));
   const all = [main, ...budgets];

@@ -12,7 +12,7 @@ import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGav
 import { retryDelayMs } from '../payouts/rejection';
 import { attemptGivenBack, claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
-import { BALANCE_SHORT, heldByBalanceWall } from '../payouts/balanceWall';
+import { heldBackAtSend } from '../payouts/balanceWall';
 import { startPayoutSweepNow } from '../payouts/sweepNow';
 import { workflowTaskQueueOf } from '../contracts/taskQueues';
 import { classifyReversals, isReversed, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
@@ -111,9 +111,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: currentRunId() };
       const heldForCapture = await applyCaptureCheck(tx, payout, base, capture, msLeft);
       if (heldForCapture) return heldForCapture;
-      const { rows: sw } = await tx.query<{ paused: boolean; balance_short_since: Date | null; balance_probe_payout: string | null }>(
-        'SELECT paused, balance_short_since, balance_probe_payout FROM transfer_switch WHERE id = 1 FOR SHARE');
-      const heldBack = sw[0]?.paused ? 'TRANSFERS_PAUSED' : sw[0] && heldByBalanceWall(sw[0], payout.id) ? BALANCE_SHORT : null;
+      const heldBack = await heldBackAtSend(tx, payout.id);
       if (heldBack) {
         // Paused by ops, or the balance wall went up after the claim (this payout is not its probe):
         // the claim is given back with its attempt, and the run waits as for a pause.

@@ -8,6 +8,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { payoutWorkflowId } from '../contracts/payout';
 import { logger } from '../logger';
+import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
 import { transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
@@ -42,7 +43,7 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
     const { rows } = await db.query<{ order_id: string; amount_paise: number; vendor_id: string }>(
       `SELECT p.order_id, p.amount_paise, p.vendor_id FROM payouts p, transfer_switch t
        WHERE t.id = 1 AND (t.balance_probe_at IS NULL OR t.balance_probe_at <= now())
-         AND p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now())
+         AND ${DUE_FOR_SEND_SQL}
        ORDER BY p.created_at, p.id LIMIT 1`);
     const probe = rows[0];
     if (probe) {

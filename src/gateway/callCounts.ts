@@ -6,13 +6,7 @@
 import type { FailedOutcome } from './classify';
 import type { UnknownReason } from './types';
 
-/** Every endpoint the adapter calls, named as the sandbox's fault endpoints are. */
-export const PROVIDER_ENDPOINTS = [
-  'orders.create', 'orders.fetch', 'orders.payments', 'payments.fetch', 'payments.capture', 'payments.transfers', 'payments.refunds',
-  'transfers.create', 'transfers.fetch', 'transfers.list', 'transfers.reverse', 'transfers.reversals',
-  'refunds.create', 'refunds.fetch', 'settlements.recon', 'settlements.fetch',
-] as const;
-export type ProviderEndpoint = (typeof PROVIDER_ENDPOINTS)[number];
+import type { ProviderEndpoint } from '../contracts/providerEndpoints';
 
 export type ProviderCallOutcome = 'ok' | 'rejected' | 'contract_error' | UnknownReason;
 

@@ -3,7 +3,8 @@
  * once (classify.ts). Money-moving calls return a MoneyOutcome; the others throw GatewayCallError. */
 import type { z } from 'zod';
 import { logger } from '../logger';
-import { callOutcomeOf, countProviderCall, type ProviderEndpoint } from './callCounts';
+import type { ProviderEndpoint } from '../contracts/providerEndpoints';
+import { callOutcomeOf, countProviderCall } from './callCounts';
 import { ProviderContractError, classifyFailure, type FailedOutcome } from './classify';
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';

@@ -14,7 +14,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PAYOUT_STATUSES, type PayoutStatus } from '../contracts/payout';
 import type { Db } from '../db/pool';
-import { PROVIDER_ENDPOINTS, providerCallCounts } from '../gateway/callCounts';
+import { PROVIDER_ENDPOINTS } from '../contracts/providerEndpoints';
+import { providerCallCounts } from '../gateway/callCounts';
 import { backlogEtaSeconds, backlogSeries, readPayoutBacklog, type PayoutBacklog, type ProviderBudget } from '../payouts/backlog';
 import { readBalanceWall, type BalanceWall } from '../payouts/balanceWall';
 import { PAYOUT_ATTEMPT_OUTCOMES } from '../payouts/repository';

@@ -18,6 +18,7 @@
 import type { PoolClient } from 'pg';
 import { connectionLoss, inTransaction, type Db } from '../db/pool';
 import { logger } from '../logger';
+import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import type { PayoutStarter } from '../payouts/starter';
 import { OUTBOX_CHANNEL, outboxRetryDelayMs, type OutboxRow } from './outbox';
 
@@ -48,7 +49,7 @@ export const startAheadCap = (p: StartPacing): number => Math.max(1, Math.ceil(p
  * not in Temporal. */
 export const PACED_WAITING_SQL = `
 SELECT (SELECT count(*) FROM payouts p
-         WHERE ((p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now()))
+         WHERE ((${DUE_FOR_SEND_SQL})
                 OR (p.status = 'processing' AND p.request_sent_at IS NULL))
            AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = p.order_id))
      + (SELECT count(*) FROM payouts_outbox WHERE attempts = 0 AND next_attempt_at > now()) AS waiting`;

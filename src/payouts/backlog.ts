@@ -40,8 +40,12 @@ export function backlogEtaSeconds(b: PayoutBacklog, writeRps: number): number {
 /** One scan of the open payouts through the partial index payouts_open_by_age (its predicate is this
  * WHERE), so it costs the open backlog, not history. Whether the current claim's answer was lost is
  * one probe of payout_attempts_one_outcome_per_claim, asked of processing payouts only. */
+/** A payout (as `p`) due for its send now: pending or failed, its backoff over. The one predicate the
+ * backlog, the outbox drainer's pacing and the sweep's balance probe share. */
+export const DUE_FOR_SEND_SQL = `p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now())`;
+
 export const PAYOUT_BACKLOG_SQL = `
-SELECT count(*) FILTER (WHERE p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now()))::int AS write_due,
+SELECT count(*) FILTER (WHERE ${DUE_FOR_SEND_SQL})::int AS write_due,
        count(*) FILTER (WHERE p.status = 'processing' AND NOT u.lost AND p.request_sent_at IS NULL)::int AS write_claimed,
        count(*) FILTER (WHERE p.status = 'processing' AND NOT u.lost AND p.request_sent_at IS NOT NULL)::int AS write_in_flight,
        count(*) FILTER (WHERE p.status = 'processing' AND u.lost)::int AS read_unknown,

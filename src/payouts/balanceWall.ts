@@ -88,9 +88,15 @@ export async function balanceGate(tx: Tx, payoutId: string, probeMs: number): Pr
   return rows[0]?.up ? 'wait' : 'clear';
 }
 
-/** Whether the send gate must hold this payout back: the wall is up and the payout is not the probe. */
-export function heldByBalanceWall(row: { balance_short_since: Date | null; balance_probe_payout: string | null }, payoutId: string): boolean {
-  return row.balance_short_since !== null && row.balance_probe_payout !== payoutId;
+/** The send gate's last look, under the claim's transaction: the code to hold this payout back with
+ * (ops paused transfers, or the wall is up and this payout is not its probe), or null to send. */
+export async function heldBackAtSend(tx: Tx, payoutId: string): Promise<'TRANSFERS_PAUSED' | typeof BALANCE_SHORT | null> {
+  const { rows } = await tx.query<{ paused: boolean; balance_short_since: Date | null; balance_probe_payout: string | null }>(
+    'SELECT paused, balance_short_since, balance_probe_payout FROM transfer_switch WHERE id = 1 FOR SHARE');
+  const sw = rows[0];
+  if (!sw) return null;
+  if (sw.paused) return 'TRANSFERS_PAUSED';
+  return sw.balance_short_since !== null && sw.balance_probe_payout !== payoutId ? BALANCE_SHORT : null;
 }
 
 /** Ops' resume asks at once: the next claim may probe now. */

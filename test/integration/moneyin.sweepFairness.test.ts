@@ -21,9 +21,10 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
   let temporal: TestTemporal;
 
   beforeAll(async () => {
-    // 201 abandoned orders are placed 20 at a time: the API's own Razorpay budget (10/s by
-    // default, tested in moneyin.providerBudget) is not what this test is about.
-    h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR, walletPaise: 1_000_000, config: { API_RAZORPAY_RPS: 1_000, API_RAZORPAY_BURST: 1_000 } });
+    // 201 abandoned orders are placed 20 at a time and a sweep asks about 200 at once: neither the
+    // API's own Razorpay budget (tested in moneyin.providerBudget) nor the sweep's reads queue (10/s by
+    // default, tested in payout.providerBudget) is what this test is about.
+    h = await startHarnessWithPair({ employerId: EMPLOYER, vendorId: VENDOR, walletPaise: 1_000_000, config: { API_RAZORPAY_RPS: 1_000, API_RAZORPAY_BURST: 1_000, RAZORPAY_READ_RPS: 1_000 } });
     temporal = await startTestWorker({ db: h.db, config: h.config, gateway: h.gateway });
   });
 

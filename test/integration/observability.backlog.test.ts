@@ -13,7 +13,7 @@ import { PAYOUT_BACKLOG_SQL, readPayoutBacklog } from '../../src/payouts/backlog
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { mintRoleKeys, type RoleKeys } from '../support/apiKeys';
 import { isolatedPool } from '../support/db';
-import { parsePrometheusText, sampleValue } from '../unit/observability.promText';
+import { backlogSeriesOf, parsePrometheusText, sampleValue } from '../unit/observability.promText';
 import { seedPaidOrder } from './payoutSeed';
 
 /** How each seeded payout is left, and what it needs from Razorpay. */
@@ -95,19 +95,10 @@ describe('the provider backlog, through the API', () => {
   });
 
   test('when Prometheus scrapes, then the backlog, its ETA and bound, and the budget are series', async () => {
-    const families = await scrape();
-    const v = (name: string, labels?: Record<string, string>) => sampleValue(families, name, labels);
-    expect(v('payouts_backlog', { class: 'write', state: 'due' })).toBe(2);
-    expect(v('payouts_backlog', { class: 'write', state: 'claimed' })).toBe(1);
-    expect(v('payouts_backlog', { class: 'write', state: 'in_flight' })).toBe(2);
-    expect(v('payouts_backlog', { class: 'read', state: 'unknown' })).toBe(1);
-    expect(v('payouts_backlog', { class: 'read', state: 'awaiting_settlement' })).toBe(1);
-    expect(v('payouts_backlog_eta_seconds')).toBe(6);
-    expect(v('payouts_backlog_eta_alert_seconds')).toBe(5);
-    expect(v('payouts_provider_budget_rps', { class: 'write' })).toBe(0.5);
-    expect(v('payouts_provider_budget_rps', { class: 'read' })).toBe(2);
-    expect(v('payouts_balance_wall_up')).toBe(0);
-    expect(v('payouts_balance_wall_needed_paise')).toBe(0);
+    expect(backlogSeriesOf(await scrape())).toEqual({
+      writeDue: 2, writeClaimed: 1, writeInFlight: 2, readUnknown: 1, readAwaitingSettlement: 1,
+      etaSeconds: 6, etaAlertSeconds: 5, writeRps: 0.5, readRps: 2, wallUp: 0, wallNeededPaise: 0,
+    });
   });
 
   test('when the balance wall is up, then the counters and /metrics say what the waiting transfers need, in rupees with Indian grouping for people', async () => {

@@ -4,21 +4,19 @@
  * PAYOUT_HUMAN_RECHECK_MS (an hour) although transfers were on again. Real Temporal, PostgreSQL and
  * the sandbox; the pause lands between the claim's commit and the activity's check (a trigger on
  * the claim), and the real activity's answer is held until the signal has reached the run. */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { PAYOUT_WORKFLOW_TYPE, payoutStateQuery, payoutWorkflowId, transfersResumedSignal } from '../../src/contracts/payout';
-import { providerTaskQueue } from '../../src/contracts/taskQueues';
 import { createGateway } from '../../src/gateway';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
-import { workflowBundle } from '../../src/worker';
+import { createPayoutWorkers, type PayoutWorkers } from '../../src/worker';
 import { testServices } from '../support/db';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 import { eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
 
 describe('payout: a resume racing the claim', () => {
   let stack: PayoutStack;
-  let worker: Worker;
-  let budgetWorkers: Worker[] = [];
+  let workers: PayoutWorkers | undefined;
   let running: Promise<void>;
   let connection: NativeConnection;
   const taskQueue = `resume-race-${Date.now()}`;
@@ -39,15 +37,13 @@ describe('payout: a resume racing the claim', () => {
       return sent;
     };
     connection = await NativeConnection.connect({ address: testServices().temporalAddress });
-    worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle: await workflowBundle(), activities: { ...activities, sendDirectTransfer } });
-    // The money-moving call and the provider reads run on the provider budget's task queues.
-    budgetWorkers = await Promise.all((['writes', 'reads'] as const).map((c) => Worker.create({ connection, namespace: 'default', taskQueue: providerTaskQueue(taskQueue, c), activities: { ...activities, sendDirectTransfer } })));
-    running = Promise.all([worker.run(), ...budgetWorkers.map((w) => w.run())]).then(() => undefined);
+    workers = await createPayoutWorkers({ connection, namespace: 'default', taskQueue, activities: { ...activities, sendDirectTransfer }, budget: stack.config });
+    running = workers.run();
   });
 
   afterAll(async () => {
     release();
-    for (const w of [worker, ...budgetWorkers]) if (w?.getState() === 'RUNNING') w.shutdown();
+    workers?.shutdown();
     await running;
     await connection?.close();
     await stack?.close();

@@ -11,7 +11,7 @@ import { countProviderCall } from '../../src/gateway/callCounts';
 import { createPayoutMetrics, webhookMetrics } from '../../src/observability/metrics';
 import { watchSchedules } from '../../src/observability/scheduleWatch';
 import { runtimeOptions, sdkMetricsAddressFrom } from '../../src/temporal/runtime';
-import { parsePrometheusText, sampleValue } from './observability.promText';
+import { backlogSeriesOf, parsePrometheusText, sampleValue } from './observability.promText';
 
 type Queryable = Pick<Db, 'query'>;
 /** A database whose snapshot statement answers with `answer()` (or throws what it throws); the
@@ -122,19 +122,11 @@ describe('payout metrics from the database', () => {
   test('when payouts wait on Razorpay, then the backlog reads by class and state, and the ETA is what is still to send at the configured write rate', async () => {
     const db = stubDb(() => snapshot(), { backlog: { write_due: 70, write_claimed: 10, write_in_flight: 4, read_unknown: 2, read_awaiting_settlement: 30 } });
     const families = await render(createPayoutMetrics({ db, budget }));
-    const v = (name: string, labels?: Record<string, string>) => sampleValue(families, name, labels);
     expect(families.get('payouts_backlog')?.type).toBe('gauge');
-    expect(v('payouts_backlog', { class: 'write', state: 'due' })).toBe(70);
-    expect(v('payouts_backlog', { class: 'write', state: 'claimed' })).toBe(10);
-    expect(v('payouts_backlog', { class: 'write', state: 'in_flight' })).toBe(4);
-    expect(v('payouts_backlog', { class: 'read', state: 'unknown' })).toBe(2);
-    expect(v('payouts_backlog', { class: 'read', state: 'awaiting_settlement' })).toBe(30);
-    expect(v('payouts_backlog_eta_seconds')).toBe(10);
-    expect(v('payouts_backlog_eta_alert_seconds')).toBe(3_600);
-    expect(v('payouts_provider_budget_rps', { class: 'write' })).toBe(8);
-    expect(v('payouts_provider_budget_rps', { class: 'read' })).toBe(10);
-    expect(v('payouts_balance_wall_up')).toBe(0);
-    expect(v('payouts_balance_wall_needed_paise')).toBe(0);
+    expect(backlogSeriesOf(families)).toEqual({
+      writeDue: 70, writeClaimed: 10, writeInFlight: 4, readUnknown: 2, readAwaitingSettlement: 30,
+      etaSeconds: 10, etaAlertSeconds: 3_600, writeRps: 8, readRps: 10, wallUp: 0, wallNeededPaise: 0,
+    });
   });
 
   test('when the balance wall is up, then it reads 1 with what the waiting transfers need; without a budget there is no ETA, bound or budget series', async () => {

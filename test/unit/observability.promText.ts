@@ -73,3 +73,15 @@ export function sampleValue(families: Map<string, Family>, name: string, labels:
   }
   return undefined;
 }
+
+/** The provider backlog's series of a scrape as one object, so a test states them in one expectation. */
+export function backlogSeriesOf(families: Map<string, Family>): Record<string, number | undefined> {
+  const backlog = (cls: string, state: string) => sampleValue(families, 'payouts_backlog', { class: cls, state });
+  return {
+    writeDue: backlog('write', 'due'), writeClaimed: backlog('write', 'claimed'), writeInFlight: backlog('write', 'in_flight'),
+    readUnknown: backlog('read', 'unknown'), readAwaitingSettlement: backlog('read', 'awaiting_settlement'),
+    etaSeconds: sampleValue(families, 'payouts_backlog_eta_seconds'), etaAlertSeconds: sampleValue(families, 'payouts_backlog_eta_alert_seconds'),
+    writeRps: sampleValue(families, 'payouts_provider_budget_rps', { class: 'write' }), readRps: sampleValue(families, 'payouts_provider_budget_rps', { class: 'read' }),
+    wallUp: sampleValue(families, 'payouts_balance_wall_up'), wallNeededPaise: sampleValue(families, 'payouts_balance_wall_needed_paise'),
+  };
+}
