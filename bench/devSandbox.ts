@@ -16,7 +16,6 @@
  * with one keep-alive Agent, loopback only.
  * BENCH_SANDBOX_STATE=<file>: the full sandbox's state file; built there (and kept) when it does not
  * exist yet, else taken as it is (one a stack left in .data/, or one of the previous format). */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,14 +24,14 @@ import { Client, Connection } from '@temporalio/client';
 import { buildApi } from '../src/api/server';
 import { loadConfig } from '../src/config/config';
 import { migrate } from '../src/db/migrate';
-import { createPool, type Db } from '../src/db/pool';
+import { createPool } from '../src/db/pool';
 import { freePort } from '../src/devstack/ports';
 import { ensureDatabase, startServices } from '../src/devstack/services';
 import { createGateway } from '../src/gateway';
 import type { Gateway } from '../src/gateway/types';
-import { hmacSha256Hex } from '../src/gateway/signatures';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../src/sandbox';
 import { productionDeps } from '../src/wiring';
+import { seedBenchPair, seedPendingOrders } from './appProcesses';
 import { keepAliveAgent, loadAverage, log, median, openLoop, ratio, type OpenLoopRequest } from './harness';
 
 const SANDBOX_ORDERS = Number(process.env.BENCH_SANDBOX_ORDERS ?? 50_000);
@@ -43,8 +42,6 @@ const TRICKLE_PER_S = Number(process.env.BENCH_SANDBOX_TRICKLE ?? 10);
 const GIVEN_STATE = process.env.BENCH_SANDBOX_STATE;
 /** Captures the API takes first; the duplicates cycle through them. */
 const CAPTURED = 300;
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const rzp = (prefix: string) => `${prefix}_${Array.from(randomBytes(14), (b) => ALNUM[b % ALNUM.length]).join('')}`;
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—');
 const seconds = (from: number) => ((performance.now() - from) / 1000).toFixed(1);
 
@@ -65,34 +62,6 @@ async function placeSandboxOrders(sandbox: RunningSandbox, gateway: Gateway, acc
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-/** The app's side of the captures the API takes before the measured steps: pending orders with a gateway order each. */
-async function seedAppOrders(db: Db, accountId: string): Promise<Array<{ id: string; gatewayOrderId: string; paymentId: string; eventId: string }>> {
-  await db.query(`INSERT INTO employers (id, name) VALUES ('emp_bench', 'Bench')`);
-  await db.query(`INSERT INTO vendors (id, name, linked_account_id) VALUES ('ven_bench', 'Bench', $1)`, [accountId]);
-  await db.query(`INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ('emp_bench', 'ven_bench', 'platform_transfer', 1900)`);
-  const orders = Array.from({ length: CAPTURED }, (_, i) => ({ id: rzp('ord'), gatewayOrderId: rzp('order'), paymentId: rzp('pay'), eventId: `evt_devsandbox_${i}_${randomBytes(4).toString('hex')}` }));
-  await db.query(
-    `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise, commission_bps,
-       commission_paise, vendor_net_paise, payment_method, status, gateway_order_id)
-     SELECT id, id, 'emp_bench', 'ven_bench', 'e-bench', 10000, 9000, 1000, 1900, 1900, 8100, 'online', 'pending', "gatewayOrderId"
-       FROM jsonb_to_recordset($1::jsonb) AS x(id text, "gatewayOrderId" text)`,
-    [JSON.stringify(orders)]);
-  return orders;
-}
-
-function signedCaptures(orders: Awaited<ReturnType<typeof seedAppOrders>>): OpenLoopRequest[] {
-  const created = Math.floor(Date.now() / 1000);
-  return orders.map((o) => {
-    const body = JSON.stringify({
-      entity: 'event', account_id: sandboxConfig.RAZORPAY_PLATFORM_ACCOUNT_ID, event: 'payment.captured', contains: ['payment'], created_at: created,
-      payload: { payment: { entity: {
-        id: o.paymentId, entity: 'payment', amount: 1000, currency: 'INR', status: 'captured', order_id: o.gatewayOrderId, method: 'upi',
-        captured: true, fee: 20, tax: 0, notes: [], created_at: created - 5,
-      } } },
-    });
-    return { path: '/webhooks/razorpay', body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': o.eventId, 'x-razorpay-signature': hmacSha256Hex(body, sandboxConfig.RAZORPAY_WEBHOOK_SECRET) } };
-  });
-}
 
 /** What the state file is: appended to (a journal) or one JSON object rewritten whole (before issue 18). */
 function stateFileKind(file: string): string {
@@ -144,7 +113,9 @@ async function main(): Promise<void> {
     const agent = keepAliveAgent();
     cleanups.unshift(async () => agent.destroy());
 
-    const captures = signedCaptures(await seedAppOrders(db, 'acc_BenchVendor001'));
+    // The app's side of the captures the API takes before the measured steps: pending orders with a gateway order each.
+    await seedBenchPair(db, 'acc_BenchVendor001');
+    const captures: OpenLoopRequest[] = (await seedPendingOrders(db, CAPTURED, sandboxConfig)).map((o) => ({ path: '/webhooks/razorpay', ...o.capture }));
     const first = await openLoop({ host: '127.0.0.1', port: apiPort, rate: 50, durationMs: (CAPTURED / 50) * 1000, agent, request: (i) => captures[i]! });
     if (first.ok !== CAPTURED) throw new Error(`the API took ${first.ok} of ${CAPTURED} first captures`);
     log(`setup: Temporal + PostgreSQL, the API and the sandbox in this process, ${CAPTURED} captures taken (p99 ${f1(first.p99)} ms) at ${seconds(t0)} s; load ${loadAverage()}`);

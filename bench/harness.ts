@@ -192,3 +192,11 @@ export function cpuMeter(groups: Record<string, () => number[]>): { start(): voi
     },
   };
 }
+
+/** Runs a bench's main: a failure prints its stack and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -13,28 +13,13 @@
  * a signed payment.captured of the customer share for one of them, so the full path runs: event
  * id, order lock, payment row, markPaid, payout row, outbox row, and the payout afterwards.
  * The client: this process, node:http with one keep-alive Agent, loopback only. */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import Fastify from 'fastify';
-import { Pool } from 'pg';
 import { z } from 'zod';
-import { buildApi } from '../src/api/server';
-import { loadConfig } from '../src/config/config';
-import { migrate } from '../src/db/migrate';
-import { createPool } from '../src/db/pool';
-import { ensureDatabase, startServices } from '../src/devstack/services';
-import { createGateway } from '../src/gateway';
-import { hmacSha256Hex } from '../src/gateway/signatures';
-import { startOutboxDrainer } from '../src/outbox/drainer';
-import { temporalPayoutStarter } from '../src/payouts/temporalStarter';
-import { sandboxOptionsFrom, startSandbox } from '../src/sandbox';
-import { createWorker } from '../src/worker';
-import { childPids, cpuMeter, crossing, keepAliveAgent, loadAverage, log, median, openLoop, pidsWhere, ratioLine, type OpenLoopResult } from './harness';
+import { appChild, closeBenchWorld, seedPendingOrders, startBenchWorld } from './appProcesses';
+import { childPids, cpuMeter, crossing, keepAliveAgent, loadAverage, log, median, openLoop, pidsWhere, ratioLine, runBench, type OpenLoopResult } from './harness';
 
 const RATES = (process.env.BENCH_RATES ?? '50,100,200,400').split(',').map(Number);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_500);
@@ -47,60 +32,6 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const PAYOUTS_BEHIND = z.enum(['run', 'nice', 'later']).parse(process.env.BENCH_PAYOUTS_BEHIND ?? 'run');
 /** A directory: the API process runs under `node --cpu-prof` and writes its profile there on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const rzp = (prefix: string) => `${prefix}_${Array.from(randomBytes(14), (b) => ALNUM[b % ALNUM.length]).join('')}`;
-
-// ---- child processes: the API (+ the baseline route) and the worker (+ the drainer) ----------
-
-async function serveApi(): Promise<void> {
-  const config = loadConfig(process.env);
-  const db = createPool(config.DATABASE_URL!, 10);
-  const temporal = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
-  const api = await buildApi({ config, db, gateway: createGateway(config), temporal, payoutStarter: temporalPayoutStarter(temporal, config.TEMPORAL_TASK_QUEUE, db) });
-  await api.listen({ port: 0, host: '127.0.0.1' });
-  // The baseline: Fastify and pg, nothing of the app. Same pool size as the API's.
-  const raw = new Pool({ connectionString: config.DATABASE_URL, max: 10 });
-  const baseline = Fastify({ logger: false });
-  baseline.post('/baseline', async (req) => {
-    const id = (req.headers['x-razorpay-event-id'] as string | undefined) ?? '';
-    await raw.query('INSERT INTO bench_raw_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
-    return { ok: true };
-  });
-  await baseline.listen({ port: 0, host: '127.0.0.1' });
-  // A clean exit, so that --cpu-prof writes its profile.
-  process.once('SIGTERM', () => { void Promise.allSettled([api.close(), baseline.close()]).then(() => process.exit(0)); });
-  const port = (s: typeof api) => (s.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ api: port(api), baseline: port(baseline) })}\n`);
-}
-
-async function serveWorker(): Promise<void> {
-  const config = loadConfig(process.env);
-  const db = createPool(config.DATABASE_URL!, 10);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
-  const worker = await createWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config, gateway: createGateway(config) } });
-  const drainer = startOutboxDrainer({ db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db) });
-  process.stdout.write('worker ready\n');
-  process.once('SIGTERM', () => { void drainer.stop().then(() => worker.shutdown()); });
-  await worker.run();
-  process.exit(0);
-}
-
-function child(mode: 'api' | 'worker', env: Record<string, string>): { proc: ChildProcess; firstLine: Promise<string> } {
-  const profile = mode === 'api' && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const proc = spawn(process.execPath, [...profile, ...process.execArgv, __filename, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const firstLine = new Promise<string>((resolve, reject) => {
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"api"') || l === 'worker ready');
-      if (line) resolve(line);
-    });
-    proc.once('exit', (code) => reject(new Error(`${mode} exited (${code}) before it was ready:\n${out.slice(-3000)}`)));
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => { if (process.env.BENCH_VERBOSE) process.stderr.write(chunk); });
-  return { proc, firstLine };
-}
 
 /** Every thread of `pid` (setpriority on Linux is per thread; threads started later inherit it). */
 function niceEveryThread(pid: number, nice: number): void {
@@ -113,48 +44,23 @@ function niceEveryThread(pid: number, nice: number): void {
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-bench-'));
-  fs.chmodSync(stateDir, 0o755);
-  const services = await startServices({ projectRoot: path.resolve(__dirname, '..'), stateDir, persistent: false, temporalPort: 0, temporalUiPort: null, postgresPort: 0, externalDatabaseUrl: process.env.DATABASE_URL || undefined });
-  const cleanups: Array<() => Promise<unknown>> = [() => services.stop(), async () => fs.rmSync(stateDir, { recursive: true, force: true })];
+  const world = await startBenchWorld('webhook-bench', false);
+  const { services, stateDir, dbUrl, db, base, sandbox } = world;
   const children: ChildProcess[] = [];
   try {
-    const dbUrl = await ensureDatabase(services.adminDatabaseUrl, `webhook_bench_${Date.now()}`);
-    const db = createPool(dbUrl, 4);
-    cleanups.unshift(() => db.end());
-    await migrate(db);
-    await db.query('CREATE TABLE bench_raw_events (event_id text PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
-
-    const base = loadConfig({});
-    const sandbox = await startSandbox({ ...sandboxOptionsFrom(base), port: 0, webhookUrl: null, transferProcessingDelayMs: 0 });
-    cleanups.unshift(() => sandbox.close());
-    const account = await sandbox.control.createLinkedAccount({ name: 'Bench Vendor' });
-    await db.query(`INSERT INTO employers (id, name) VALUES ('emp_bench', 'Bench')`);
-    await db.query(`INSERT INTO vendors (id, name, linked_account_id) VALUES ('ven_bench', 'Bench', $1)`, [account]);
-    await db.query(`INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ('emp_bench', 'ven_bench', 'platform_transfer', 1900)`);
-
-    // Orders as placed: ₹100, 90% subsidised, customer share ₹10, awaiting payment on their gateway order.
     const warmup = 150;
     const needed = warmup + REPS * RATES.reduce((n, r) => n + Math.round((r * DURATION_MS) / 1000), 0);
-    const orders = Array.from({ length: needed }, (_, i) => ({ id: rzp('ord'), gatewayOrderId: rzp('order'), paymentId: rzp('pay'), eventId: `evt_bench_${i}_${randomBytes(4).toString('hex')}` }));
-    for (let i = 0; i < orders.length; i += 5000) {
-      await db.query(
-        `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise, commission_bps,
-           commission_paise, vendor_net_paise, payment_method, status, gateway_order_id)
-         SELECT id, id, 'emp_bench', 'ven_bench', 'e-bench', 10000, 9000, 1000, 1900, 1900, 8100, 'online', 'pending', gateway_order_id
-           FROM jsonb_to_recordset($1::jsonb) AS x(id text, "gatewayOrderId" text) CROSS JOIN LATERAL (SELECT x."gatewayOrderId" AS gateway_order_id) g`,
-        [JSON.stringify(orders.slice(i, i + 5000))]);
-    }
+    const orders = await seedPendingOrders(db, needed, base);
 
     const taskQueue = `webhook-bench-${Date.now()}`;
     const env = {
       DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, RAZORPAY_BASE_URL: sandbox.baseUrl,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', PAYOUT_SETTLEMENT_POLL_MS: '1000',
     };
-    const api = child('api', env);
+    const api = appChild('api', env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
     children.push(api.proc);
     const startWorker = async () => {
-      const started = child('worker', env);
+      const started = appChild('worker', env);
       children.push(started.proc);
       await started.firstLine;
       return started;
@@ -166,16 +72,7 @@ async function main(): Promise<void> {
     if (PAYOUTS_BEHIND === 'nice') for (const pid of [worker!.proc.pid!, ...temporalPids]) niceEveryThread(pid, 19);
     log(`setup: Temporal + PostgreSQL + sandbox + API process + worker process (drainer; payouts behind the load: ${PAYOUTS_BEHIND}), ${orders.length} pending orders seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s; load ${loadAverage()}`);
 
-    const secret = base.RAZORPAY_WEBHOOK_SECRET;
-    const created = Math.floor(Date.now() / 1000);
-    const bodyOf = (o: (typeof orders)[number]) => JSON.stringify({
-      entity: 'event', account_id: base.RAZORPAY_PLATFORM_ACCOUNT_ID, event: 'payment.captured', contains: ['payment'], created_at: created,
-      payload: { payment: { entity: {
-        id: o.paymentId, entity: 'payment', amount: 1000, currency: 'INR', status: 'captured', order_id: o.gatewayOrderId, method: 'upi',
-        captured: true, fee: 20, tax: 0, notes: [], created_at: created - 5,
-      } } },
-    });
-    const signed = orders.map((o) => { const body = bodyOf(o); return { body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': o.eventId, 'x-razorpay-signature': hmacSha256Hex(body, secret) } }; });
+    const signed = orders.map((o) => o.capture);
     const agent = keepAliveAgent();
     let nextOrder = 0;
     const delivered: number[] = [];
@@ -258,15 +155,8 @@ async function main(): Promise<void> {
     log(`behind the load: ${answered} orders captured, ${statuses.reduce((n, s) => n + s.n, 0)} payouts (${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}), outbox rows left ${left} (${((performance.now() - t0) / 1000).toFixed(0)} s total); load ${loadAverage()}`);
     agent.destroy();
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => new Promise((r) => { if (c.exitCode !== null) r(null); else { const t = setTimeout(() => { c.kill('SIGKILL'); r(null); }, 5_000); c.once('exit', () => { clearTimeout(t); r(null); }); } })));
-    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    await closeBenchWorld(world, children);
   }
 }
 
-const mode = process.argv[2];
-const entry = mode === 'api' ? serveApi : mode === 'worker' ? serveWorker : main;
-entry().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

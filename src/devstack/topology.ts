@@ -536,6 +536,7 @@ export function sandboxHttpControl(baseUrl: string): SandboxControl {
     createLinkedAccount: async (o: { id?: string; status?: LinkedAccountStatus; name?: string } = {}) => (await call<{ id: string }>('POST', '/linked-accounts', o)).id,
     setLinkedAccountStatus: (id, status) => done(call('PUT', `/linked-accounts/${encodeURIComponent(id)}/status`, { status })),
     setPlatformBalance: (paise) => done(call('PUT', '/balance', { paise })),
+    setRateLimit: (settings) => done(call('PUT', '/rate-limit', settings)),
     platformBalance: async () => (await call<{ paise: number }>('GET', '/balance')).paise,
     payOrder: (orderId, o) => call<RzpPayment>('POST', `/orders/${encodeURIComponent(orderId)}/pay`, o ?? {}),
     failPayment: (orderId) => call<RzpPayment>('POST', `/orders/${encodeURIComponent(orderId)}/fail`, {}),

@@ -1,15 +1,21 @@
 /** The sandbox's control surface (sandbox-only; Razorpay has nothing like it). Tests use it
  * in-process; the same operations are HTTP routes under /_sandbox/ for the stack and the demo.
  * This file is the contract other modules and tests program against. */
+import type { ProviderEndpoint } from '../contracts/providerEndpoints';
 import type { RzpPayment, RzpRefund, RzpReversal, RzpSettlement, RzpTransfer } from '../gateway/types';
+
+export interface RateLimitSettings {
+  /** Calls per second per key; 0 = not limited. */
+  writeRps: number;
+  readRps: number;
+  /** Bucket size (calls a full bucket lets through at once); 0 = one second at the class's rate. */
+  burst: number;
+}
 
 export type LinkedAccountStatus = 'activated' | 'suspended' | 'not_activated';
 
-export type FaultEndpoint =
-  | 'orders.create' | 'orders.fetch' | 'payments.fetch' | 'payments.capture' | 'transfers.create'
-  | 'transfers.fetch' | 'transfers.list' | 'refunds.create' | 'refunds.fetch' | 'settlements.recon' | 'settlements.fetch'
-  // Added with the implementation: the remaining API endpoints the sandbox serves.
-  | 'orders.payments' | 'payments.transfers' | 'payments.refunds' | 'settlements.list' | 'transfers.reverse' | 'transfers.reversals' | '*';
+/** Every endpoint the adapter calls, the settlements listing it does not, or every endpoint ('*'). */
+export type FaultEndpoint = ProviderEndpoint | 'settlements.list' | '*';
 
 export type FaultKind =
   /** Adds latency, then behaves normally. */
@@ -42,6 +48,8 @@ export interface SandboxControl {
   setLinkedAccountStatus(accountId: string, status: LinkedAccountStatus): Promise<void>;
   /** The platform balance that direct transfers and refunds draw on (paise). */
   setPlatformBalance(paise: number): Promise<void>;
+  /** The rate limit per key and call class from now on (0 = that class unlimited); buckets start full. */
+  setRateLimit(settings: RateLimitSettings): Promise<void>;
   platformBalance(): Promise<number>;
 
   /** Checkout simulation: authorise and capture a payment for the whole order amount.

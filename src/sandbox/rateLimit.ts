@@ -3,17 +3,10 @@
  * is 0 is not limited. Pure: the clock is injected, and it is a real (monotonic) one, not the
  * sandbox's settable clock, which tests move by days. */
 import { TokenBucket } from '../domain/tokenBucket';
-import type { FaultEndpoint } from './control';
+import type { FaultEndpoint, RateLimitSettings } from './control';
 
 export type CallClass = 'write' | 'read';
 
-export interface RateLimitSettings {
-  /** Calls per second per key; 0 = not limited. */
-  writeRps: number;
-  readRps: number;
-  /** Bucket size (calls a full bucket lets through at once); 0 = one second at the class's rate. */
-  burst: number;
-}
 
 export const RATE_LIMIT_OFF: RateLimitSettings = { writeRps: 0, readRps: 0, burst: 0 };
 
@@ -35,9 +28,16 @@ export class TokenBuckets {
   private buckets = new Map<string, TokenBucket>();
 
   constructor(
-    private readonly settings: RateLimitSettings,
+    private settings: RateLimitSettings,
     private readonly nowMs: () => number = () => performance.now(),
   ) {}
+
+  /** New rates from now on (a bench sets its world up unlimited, then limits the peak); every bucket
+   * starts full at the new rate. */
+  configure(settings: RateLimitSettings): void {
+    this.settings = settings;
+    this.buckets.clear();
+  }
 
   get enabled(): boolean {
     return this.settings.writeRps > 0 || this.settings.readRps > 0;

@@ -66,6 +66,9 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     async retryFailedTransfers(opts = {}) {
       return copy<RzpTransfer[]>(retryFailedTransfers(ctx, opts));
     },
+    async setRateLimit(settings) {
+      ctx.rateLimit.configure(settings);
+    },
     async setPlatformBalance(paise) {
       if (!Number.isSafeInteger(paise)) throw new Error('balance must be integer paise');
       state.platformBalance = paise;

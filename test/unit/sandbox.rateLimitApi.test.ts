@@ -122,6 +122,31 @@ test('when the limit is off (the default), then a burst of writes and reads is a
   }
 });
 
+test('when the limit is set at run time through /_sandbox/rate-limit, then it holds from then on; set to 0 it is off again; a bad body is refused and changes nothing', async () => {
+  const t = await startTestSandbox();
+  try {
+    const sdk = createSdk(t.config);
+    const account = await t.sandbox.control.createLinkedAccount();
+    const put = (body: unknown) => fetch(`${t.sandbox.baseUrl}/_sandbox/rate-limit`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await Promise.all(['rt-1', 'rt-2', 'rt-3'].map((k) => outcome(() => directTransfer(sdk, account, k))))).every((a) => a === 'ok')).toBe(true);
+
+    expect((await put({ writeRps: 0.5, readRps: 0, burst: 2 })).status).toBeLessThan(300);
+    const limited = await Promise.all(['rt-4', 'rt-5', 'rt-6', 'rt-7'].map((k) => outcome(() => directTransfer(sdk, account, k))));
+    expect(limited.filter((a) => a === 'ok')).toHaveLength(2);
+    expect(limited.filter((a) => a !== 'ok')).toEqual([LIMITED, LIMITED]);
+    expect((await Promise.all(Array.from({ length: 5 }, () => outcome(() => sdk.transfers.all({ count: 1 }))))).every((a) => a === 'ok')).toBe(true);
+
+    expect((await put({ writeRps: -1, readRps: 0, burst: 2 })).status).toBe(400);
+    expect(await outcome(() => directTransfer(sdk, account, 'rt-8'))).toEqual(LIMITED);
+
+    expect((await put({ writeRps: 0, readRps: 0, burst: 0 })).status).toBeLessThan(300);
+    expect((await Promise.all(['rt-9', 'rt-10', 'rt-11'].map((k) => outcome(() => directTransfer(sdk, account, k))))).every((a) => a === 'ok')).toBe(true);
+    expect(await t.sandbox.control.transfers({ recipient: account })).toHaveLength(8);
+  } finally {
+    await t.sandbox.close();
+  }
+});
+
 test('when SANDBOX_RATE_LIMIT_* are set, then the sandbox is configured with them; unset, the limit is off; a bad value is refused', () => {
   const base = { ...process.env, SANDBOX_RATE_LIMIT_WRITE_RPS: undefined, SANDBOX_RATE_LIMIT_READ_RPS: undefined, SANDBOX_RATE_LIMIT_BURST: undefined };
   expect(sandboxOptionsFrom(loadConfig(base)).rateLimit).toEqual({ writeRps: 0, readRps: 0, burst: 0 });

@@ -50,6 +50,9 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl & Sa
     answer(reply, () => control.setLinkedAccountStatus((req.params as Id).id, body(z.object({ status: accountStatus }), req.body).status)));
   app.get('/_sandbox/balance', (_req, reply) => answer(reply, async () => ({ paise: await control.platformBalance() })));
   app.put('/_sandbox/balance', (req, reply) => answer(reply, () => control.setPlatformBalance(body(z.object({ paise: z.number().int() }), req.body).paise)));
+  const rps = z.number().min(0).max(10_000);
+  app.put('/_sandbox/rate-limit', (req, reply) =>
+    answer(reply, () => control.setRateLimit(body(z.object({ writeRps: rps, readRps: rps, burst: z.number().int().min(0).max(100_000) }), req.body))));
 
   app.post('/_sandbox/orders/:id/pay', (req, reply) =>
     answer(reply, () => control.payOrder((req.params as Id).id, body(z.object({ method: z.string().optional(), capture: z.boolean().optional(), failTransfers: z.boolean().optional() }), req.body))));

@@ -1,0 +1,181 @@
+/** `npm run bench:peak`: a lunch peak against the sandbox with its rate limit on (issue 22).
+ *
+ * PEAK_ORDERS captures arrive over PEAK_SECONDS (default 1,200 in 60 s: 20/s, a 10,000-in-5-minutes
+ * peak compressed to what 2 cores hold) as signed payment.captured webhooks posted to the API, open
+ * loop, while the payouts they make due drain behind them through the provider budget
+ * (RAZORPAY_WRITE_RPS, default 8/s) to a sandbox that refuses past its own limit
+ * (BENCH_SANDBOX_WRITE_RPS 10/s, BENCH_SANDBOX_READ_RPS 25/s: above the app's writes, and above its
+ * reads plus one capture fetch per transfer). Everything runs on this machine: the API and the
+ * worker as their own processes (bench/appProcesses.ts), the Temporal dev server and PostgreSQL
+ * with the durability the product ships with (fsync and synchronous commits on, Temporal on its
+ * SQLite file: startServices persistent), the sandbox and the load in this process.
+ *
+ * Each capture is a real sandbox payment (orders created and paid at the sandbox before the peak,
+ * their webhooks held back), so each payout confirms its capture with Razorpay and sends a direct
+ * transfer; the transfer's processed webhook settles it.
+ *
+ * Figures, each beside the baseline measured in the same run:
+ * - the drain rate (transfers per second at the sandbox between 10% and 90% of the peak's) against
+ *   the configured write rate;
+ * - transfers refused by the sandbox's limiter (429) — 0 when the app's budget is below it;
+ * - webhook p50/p99 per 10-second window of the peak against a raw `INSERT … ON CONFLICT` route in
+ *   the same API process at the same rate just before it;
+ * - the API's and the worker's resident memory at the peak's start, its highest, and after the drain;
+ * - time from the capture webhook to the payout settled, p50/p95/max. */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { z } from 'zod';
+import { createSdk } from '../src/gateway/sdkClient';
+import { hmacSha256Hex } from '../src/gateway/signatures';
+import { appChild, closeBenchWorld, startBenchWorld } from './appProcesses';
+import { keepAliveAgent, loadAverage, log, openLoop, percentile, ratio, runBench, type OpenLoopResult } from './harness';
+
+const settings = z.object({
+  PEAK_ORDERS: z.coerce.number().int().min(10).default(1_200),
+  PEAK_SECONDS: z.coerce.number().min(5).default(60),
+  RAZORPAY_WRITE_RPS: z.coerce.number().min(0.1).default(8),
+  RAZORPAY_READ_RPS: z.coerce.number().min(0.1).default(10),
+  BENCH_SANDBOX_WRITE_RPS: z.coerce.number().min(0.1).default(10),
+  BENCH_SANDBOX_READ_RPS: z.coerce.number().min(0.1).default(25),
+  BENCH_SANDBOX_BURST: z.coerce.number().int().min(1).default(10),
+  /** Give up waiting for the drain this long after the peak ends (default: twice the time the budget needs, plus a minute). */
+  BENCH_DRAIN_TIMEOUT_S: z.coerce.number().min(1).optional(),
+}).parse(process.env);
+
+const WINDOW_S = 10;
+
+function rssMb(pid: number): number {
+  try {
+    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const since = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
+  const world = await startBenchWorld('peak-bench', true);
+  const { services, dbUrl, db, base, sandbox } = world;
+  const children: ChildProcess[] = [];
+  try {
+    const durability = (await db.query<{ fsync: string; synchronous_commit: string }>(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit`)).rows[0]!;
+    await sandbox.control.setPlatformBalance(settings.PEAK_ORDERS * 10_000 * 2);
+
+    // The peak's orders: created and paid at the sandbox (unlimited while the world is set up), their
+    // webhooks recorded but never delivered by the sandbox: the bench posts each capture itself.
+    const n = settings.PEAK_ORDERS;
+    await sandbox.control.injectWebhookFault('lose', { events: ['payment.authorized', 'payment.captured', 'order.paid'], count: 3 * n });
+    const sdk = createSdk({ ...base, RAZORPAY_BASE_URL: sandbox.baseUrl });
+    const orders: Array<{ id: string; gatewayOrderId: string }> = [];
+    for (let i = 0; i < n; i += 50) {
+      orders.push(...await Promise.all(Array.from({ length: Math.min(50, n - i) }, async (_, j) => {
+        const id = `ord_peak_${i + j}`;
+        const order = await sdk.orders.create({ amount: 1_000, currency: 'INR', receipt: id }) as { id: string };
+        await sandbox.control.payOrder(order.id);
+        return { id, gatewayOrderId: order.id };
+      })));
+    }
+    await db.query(
+      `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise, commission_bps,
+         commission_paise, vendor_net_paise, payment_method, status, gateway_order_id)
+       SELECT id, id, 'emp_bench', 'ven_bench', 'e-bench', 10000, 9000, 1000, 1900, 1900, 8100, 'online', 'pending', "gatewayOrderId"
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, "gatewayOrderId" text)`, [JSON.stringify(orders)]);
+    const byGatewayOrder = new Map(orders.map((o) => [o.gatewayOrderId, o.id]));
+    const captures = (await sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured').map((e) => {
+      const gatewayOrderId = (JSON.parse(e.body) as { payload: { payment: { entity: { order_id: string } } } }).payload.payment.entity.order_id;
+      return { orderId: byGatewayOrder.get(gatewayOrderId)!, body: e.body, eventId: e.id };
+    });
+    if (captures.length !== n) throw new Error(`expected ${n} captures at the sandbox, found ${captures.length}`);
+
+    const env = {
+      DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: `peak-bench-${Date.now()}`, RAZORPAY_BASE_URL: sandbox.baseUrl,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', RAZORPAY_WRITE_RPS: String(settings.RAZORPAY_WRITE_RPS), RAZORPAY_READ_RPS: String(settings.RAZORPAY_READ_RPS),
+    };
+    const api = appChild('api', env);
+    const worker = appChild('worker', env);
+    children.push(api.proc, worker.proc);
+    const ports = JSON.parse(await api.firstLine) as { api: number; baseline: number };
+    await worker.firstLine;
+    // From here the sandbox answers as Razorpay's limiter would, and delivers its own webhooks (the
+    // transfers' processed events) to the API.
+    await sandbox.control.setRateLimit({ writeRps: settings.BENCH_SANDBOX_WRITE_RPS, readRps: settings.BENCH_SANDBOX_READ_RPS, burst: settings.BENCH_SANDBOX_BURST });
+    await sandbox.control.setWebhookTarget(`http://127.0.0.1:${ports.api}/webhooks/razorpay`);
+    log(`setup (${since()}): PostgreSQL fsync=${durability.fsync} synchronous_commit=${durability.synchronous_commit}, Temporal on its SQLite file; ${n} orders paid at the sandbox; app budget writes ${settings.RAZORPAY_WRITE_RPS}/s reads ${settings.RAZORPAY_READ_RPS}/s; sandbox limit writes ${settings.BENCH_SANDBOX_WRITE_RPS}/s reads ${settings.BENCH_SANDBOX_READ_RPS}/s (burst ${settings.BENCH_SANDBOX_BURST}); load ${loadAverage()}`);
+
+    const agent = keepAliveAgent();
+    const rate = n / settings.PEAK_SECONDS;
+    const windows = Math.ceil(settings.PEAK_SECONDS / WINDOW_S);
+    const perWindow = Math.ceil(n / windows);
+    // The baseline: the raw INSERT route at the peak's rate for one window, just before it.
+    let rawSeq = 0;
+    const baseline = await openLoop({ host: '127.0.0.1', port: ports.baseline, rate, durationMs: WINDOW_S * 1000, agent,
+      request: () => ({ path: '/baseline', body: '{}', headers: { 'content-type': 'application/json', 'x-razorpay-event-id': `evt_raw_${rawSeq++}` } }) });
+    log(`baseline (raw INSERT @${rate.toFixed(1)} req/s for ${WINDOW_S} s): p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms, ${baseline.errors} errors; load ${loadAverage()}`);
+
+    const memory = { api: [] as number[], worker: [] as number[] };
+    const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
+    const transferTimes: number[] = [];
+    let seenTransfers = 0;
+    const watch = setInterval(() => {
+      sampleMemory();
+      void sandbox.control.transfers().then((ts) => { for (let i = seenTransfers; i < ts.length; i++) transferTimes.push(performance.now()); seenTransfers = Math.max(seenTransfers, ts.length); });
+    }, 250);
+    const postedAt = new Map<string, number>();
+    const windowResults: OpenLoopResult[] = [];
+    const peakStart = performance.now();
+    sampleMemory();
+    const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
+    for (let w = 0; w < windows; w++) {
+      const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
+      const r = await openLoop({ host: '127.0.0.1', port: ports.api, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
+        const c = slice[i]!;
+        postedAt.set(c.orderId, Date.now());
+        return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
+      } });
+      windowResults.push(r);
+      log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
+    }
+    const peakSeconds = (performance.now() - peakStart) / 1000;
+
+    const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
+    const deadline = Date.now() + drainTimeout;
+    let settled = 0;
+    while (Date.now() < deadline) {
+      settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled'`)).rows[0]!.n;
+      if (settled >= n) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    clearInterval(watch);
+    sampleMemory();
+    const drainedAt = performance.now();
+
+    // Steady state: between the 10% and 90% marks of the transfers.
+    const at = (q: number) => transferTimes[Math.min(transferTimes.length - 1, Math.floor(q * transferTimes.length))]!;
+    const steady = transferTimes.length >= 10 ? (0.8 * transferTimes.length) / ((at(0.9) - at(0.1)) / 1000) : NaN;
+    const fired = await sandbox.control.faultsFired();
+    // The only writes during the peak are transfers (orders and payments were made before the limit).
+    const refusedWrites = fired['ratelimit:write'] ?? 0;
+    const refusedReads = fired['ratelimit:read'] ?? 0;
+    const { rows: settle } = await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled'`);
+    const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
+    const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
+    const p99s = windowResults.map((r) => r.p99);
+    const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
+
+    log(`\npeak bench: ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
+    log(`  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
+    log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
+    log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
+    log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
+    log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
+    log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
+    agent.destroy();
+    if (settled < n) process.exitCode = 1;
+  } finally {
+    await closeBenchWorld(world, children);
+  }
+}
+
+runBench(main);
