@@ -21,7 +21,7 @@ import { createPool, type Db } from '../src/db/pool';
 import { ensureDatabase, startServices, type RunningServices } from '../src/devstack/services';
 import { createGateway } from '../src/gateway';
 import { hmacSha256Hex } from '../src/gateway/signatures';
-import { startOutboxDrainer } from '../src/outbox/drainer';
+import { startOutboxDrainer, startPacingFrom } from '../src/outbox/drainer';
 import { temporalPayoutStarter } from '../src/payouts/temporalStarter';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../src/sandbox';
 import { createWorker } from '../src/worker';
@@ -60,7 +60,7 @@ async function serveWorker(): Promise<void> {
   // As src/worker.ts starts it: paced to the write budget.
   const drainer = startOutboxDrainer({
     db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
-    pacing: { writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS },
+    pacing: startPacingFrom(config),
   });
   process.stdout.write('worker ready\n');
   process.once('SIGTERM', () => { void drainer.stop().then(() => worker.shutdown()); });

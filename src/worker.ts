@@ -16,7 +16,7 @@ import { readiness } from './observability/readiness';
 import { watchSchedules } from './observability/scheduleWatch';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
-import { startOutboxDrainer } from './outbox/drainer';
+import { startOutboxDrainer, startPacingFrom } from './outbox/drainer';
 import { temporalPayoutStarter } from './payouts/temporalStarter';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
   const drainer = startOutboxDrainer({
     db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
-    pacing: { writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS },
+    pacing: startPacingFrom(config),
   });
   const ownsSchedules = config.WORKER_SCHEDULES === 'on';
   // Start-up has just ensured every Schedule, so a slow describe right after a restart is no doubt.

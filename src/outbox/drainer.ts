@@ -40,6 +40,10 @@ export interface DrainerOptions {
 
 export interface StartPacing { writeRps: number; aheadSeconds: number }
 
+/** The pacing every production drainer runs with: the write budget, OUTBOX_START_AHEAD_SECONDS ahead. */
+export const startPacingFrom = (config: { RAZORPAY_WRITE_RPS: number; OUTBOX_START_AHEAD_SECONDS: number }): StartPacing =>
+  ({ writeRps: config.RAZORPAY_WRITE_RPS, aheadSeconds: config.OUTBOX_START_AHEAD_SECONDS });
+
 /** How many payouts may wait in Temporal for the write budget: a buffer of `aheadSeconds` of sending. */
 export const startAheadCap = (p: StartPacing): number => Math.max(1, Math.ceil(p.writeRps * p.aheadSeconds));
 
