@@ -7,7 +7,9 @@ import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
+import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
+import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
+import { startBatchRun } from '../payouts/batchStarter';
 import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
 import { retryDelayMs } from '../payouts/rejection';
 import { attemptGivenBack, claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
@@ -24,6 +26,8 @@ export interface TransferRequest {
   amountPaise: number;
   idempotencyKey: string;
   attemptNo: number;
+  /** Set for a batch's transfer: its notes name the batch instead of an order. */
+  batchId?: string;
 }
 
 /** What the money-moving activity answers: the provider's outcome, or why nothing was sent. */
@@ -173,6 +177,32 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs });
     },
 
+    /** A scheduled pair's order joins its batch: its capture confirmed with Razorpay first (outside
+     * the transaction, as before a transfer), then the join (batches.ts). */
+    async joinPayoutBatch(orderId: string): Promise<JoinResult> {
+      const recorded = await captureOfOrderToConfirm(db, orderId);
+      const capture: CaptureCheck = recorded ? await checkCapture(gateway, recorded) : { kind: 'not_needed' };
+      return joinPayoutBatch(db, orderId, capture, policy);
+    },
+
+    /** The batch an order joined gets its run (signal-with-start); idempotent. */
+    async startBatchRunFor(orderId: string): Promise<{ batchId: string; cutoffAt: string }> {
+      const batch = await batchOfOrder(db, orderId);
+      if (!batch) throw new Error(`order ${orderId} is in no batch`);
+      const { client, info } = Context.current();
+      await startBatchRun(client, workflowTaskQueueOf(info.taskQueue), batch, orderId);
+      return batch;
+    },
+
+    /** At the cutoff (or ops' close-now): the batch's sum is fixed and gets its own payout row. */
+    async closePayoutBatch(batchId: string): Promise<PayoutView | null> {
+      return closePayoutBatch(db, batchId, policy.attemptCap);
+    },
+
+    async claimBatchPayout(batchId: string): Promise<ClaimResult> {
+      return claimBatchPayout(db, batchId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs });
+    },
+
     /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
     async sendDirectTransfer(req: TransferRequest): Promise<TransferSendOutcome> {
       const startedAt = Date.now();
@@ -185,7 +215,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
           account: req.linkedAccountId,
           amountPaise: req.amountPaise,
           idempotencyKey: req.idempotencyKey,
-          notes: { transaction_id: req.payoutId, order_id: req.orderId },
+          notes: req.batchId ? { transaction_id: req.payoutId, batch_id: req.batchId } : { transaction_id: req.payoutId, order_id: req.orderId },
         });
       } catch (err) {
         logger.error({ err, ...payoutLogFields({ id: req.payoutId, orderId: req.orderId }) }, 'createDirectTransfer threw instead of returning an outcome');

@@ -12,6 +12,8 @@ import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
 import { transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
+import { startBatchRun } from '../payouts/batchStarter';
+import type { Client } from '@temporalio/client';
 
 export interface DuePayoutBatch {
   paused: boolean;
@@ -26,7 +28,9 @@ export interface DuePayoutQuery { after?: string | null; afterOrderId?: string |
 
 /** The open payouts the sweep wakes, oldest first after a (created_at, id) cursor ($1, $2), $3 at a time. */
 export const SWEEP_CANDIDATES_SQL = `
-SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
+SELECT COALESCE(order_id, batch_id) AS order_id, batch_id,
+                (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = payouts.batch_id) AS cutoff_at,
+                amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
                 EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = payouts.id) AS reversed
          FROM payouts
          WHERE status IN ('pending', 'failed', 'processing', 'accepted')
@@ -36,19 +40,45 @@ SELECT order_id, amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC',
          ORDER BY created_at, id
          LIMIT $3`;
 
+/** An open payout as the sweep reads it: `order_id` is its key (a batch's id for a batch's own payout). */
+interface OpenPayoutRow { order_id: string; batch_id: string | null; cutoff_at: Date | null; amount_paise: number; vendor_id: string }
+
+/** An order's payout wakes its payoutWorkflow; a batch's own payout its payoutBatchWorkflow. */
+function wakeOpenPayout(client: Client, taskQueue: string, row: OpenPayoutRow, opts: { afterCompletedRun?: boolean } = {}): Promise<'running' | 'closed'> {
+  if (row.batch_id && row.cutoff_at) return startBatchRun(client, taskQueue, { batchId: row.batch_id, cutoffAt: row.cutoff_at.toISOString() }, null);
+  return wakePayoutWorkflow(client, taskQueue, row.order_id, { amountPaise: row.amount_paise, vendorId: row.vendor_id }, opts);
+}
+
 export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) {
+  /** Batches past their cutoff and still open have lost their run (terminated from the Web UI): each
+   * gets one again, which closes and pays it. Once per sweep, at its first page. */
+  async function startOverdueBatches(client: Client, taskQueue: string): Promise<number> {
+    const { rows } = await db.query<{ id: string; cutoff_at: Date }>(
+      `SELECT id, cutoff_at FROM payout_batches WHERE status = 'open' AND cutoff_at < now() - interval '1 minute' ORDER BY cutoff_at LIMIT 100`);
+    let started = 0;
+    for (const b of rows) {
+      try {
+        if ((await startBatchRun(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() }, null)) === 'running') started += 1;
+      } catch (err) {
+        logger.error({ err, batchId: b.id }, 'sweep could not start a batch\'s run');
+      }
+    }
+    return started;
+  }
+
   /** Behind the balance wall the sweep wakes no one but the oldest payout ready to send, and only
    * once a probe is due: its claim takes the probe (balanceWall.ts), and an accepted probe wakes the rest. */
   async function wakeBalanceProbe(): Promise<DuePayoutBatch> {
-    const { rows } = await db.query<{ order_id: string; amount_paise: number; vendor_id: string }>(
-      `SELECT p.order_id, p.amount_paise, p.vendor_id FROM payouts p, transfer_switch t
+    const { rows } = await db.query<OpenPayoutRow>(
+      `SELECT COALESCE(p.order_id, p.batch_id) AS order_id, p.batch_id, (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = p.batch_id) AS cutoff_at,
+              p.amount_paise, p.vendor_id FROM payouts p, transfer_switch t
        WHERE t.id = 1 AND (t.balance_probe_at IS NULL OR t.balance_probe_at <= now())
          AND ${DUE_FOR_SEND_SQL}
        ORDER BY p.created_at, p.id LIMIT 1`);
     const probe = rows[0];
     if (probe) {
       const { client, info } = Context.current();
-      await wakePayoutWorkflow(client, info.taskQueue, probe.order_id, { amountPaise: probe.amount_paise, vendorId: probe.vendor_id });
+      await wakeOpenPayout(client, info.taskQueue, probe);
     }
     return { paused: true, examined: probe ? 1 : 0, started: probe ? 1 : 0, cursor: null };
   }
@@ -58,22 +88,21 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
       if (await transfersPaused(db)) return { paused: true, examined: 0, started: 0, cursor: null };
       if (await readBalanceWall(db)) return wakeBalanceProbe();
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
-      const { rows } = await db.query<{ order_id: string; cursor: string; amount_paise: number; vendor_id: string; reversed: boolean }>(
+      const { rows } = await db.query<OpenPayoutRow & { cursor: string; reversed: boolean }>(
         SWEEP_CANDIDATES_SQL,
         [afterAt, afterId, input.limit],
       );
       const context = Context.current();
       const { client, info } = context;
-      let started = 0;
-      for (const { order_id, amount_paise, vendor_id, reversed } of rows) {
+      let started = input.after ? 0 : await startOverdueBatches(client, info.taskQueue);
+      for (const row of rows) {
         context.heartbeat();
-        const facts = { amountPaise: amount_paise, vendorId: vendor_id };
         try {
-          let woken = await wakePayoutWorkflow(client, info.taskQueue, order_id, facts);
-          if (woken === 'closed' && reversed) woken = await wakePayoutWorkflow(client, info.taskQueue, order_id, facts, { afterCompletedRun: true });
+          let woken = await wakeOpenPayout(client, info.taskQueue, row);
+          if (woken === 'closed' && row.reversed) woken = await wakeOpenPayout(client, info.taskQueue, row, { afterCompletedRun: true });
           if (woken === 'running') started += 1;
         } catch (err) {
-          logger.error({ err, orderId: order_id, workflowId: payoutWorkflowId(order_id) }, 'sweep could not start a payout workflow');
+          logger.error({ err, orderId: row.order_id, workflowId: payoutWorkflowId(row.order_id) }, 'sweep could not start a payout workflow');
         }
       }
       return { paused: false, examined: rows.length, started, cursor: rows.length === input.limit ? rows[rows.length - 1]!.cursor : null };

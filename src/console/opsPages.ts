@@ -7,6 +7,7 @@ import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { orderView } from '../moneyin/orderView';
+import { batchOfPayoutKey } from '../payouts/batchView';
 import { transferIdSchema } from '../domain/schemas';
 import { createGateway } from '../gateway';
 import { fetchTransferEvidence } from '../payouts/externalTransfer';
@@ -66,6 +67,21 @@ ${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.pay
 const payoutsWord = (n: number): string => `${n.toLocaleString('en-IN')} payout${n === 1 ? '' : 's'}`;
 
 /** What waits on Razorpay, how long the writes take at the configured rate, and the balance wall. */
+/** A batch's own payout lists the orders its one transfer pays; a member order links to its batch. */
+function batchSection(b: NonNullable<Awaited<ReturnType<typeof batchOfPayoutKey>>>, shownKey: string): Html {
+  const own = shownKey === b.batchId;
+  return html`<h2>${own ? 'The orders this batch pays' : 'The batch that pays it'}</h2>
+<table><tbody>
+<tr><th scope="row">Batch</th><td>${own ? b.batchId : html`<a href="/console/payouts/${b.batchId}">${b.batchId}</a>`} (${b.schedule}, ${b.status})</td></tr>
+<tr><th scope="row">Employer / vendor</th><td>${b.employerId} / ${b.vendorId}</td></tr>
+<tr><th scope="row">Window</th><td>${when(b.windowStart)} to ${when(b.cutoffAt)}</td></tr>
+<tr><th scope="row">Orders / sum</th><td>${b.orderCount} / ${formatRupees(b.totalPaise)}</td></tr>
+<tr><th scope="row">Its transfer</th><td>${b.payout ? html`${b.payout.status}, <code>${b.payout.providerTransferId ?? '—'}</code>` : 'not closed yet'}</td></tr>
+</tbody></table>
+${own ? html`<table aria-label="Orders in the batch"><thead><tr><th scope="col">Order</th><th scope="col" class="num">Net</th><th scope="col">Status</th><th scope="col">Joined</th></tr></thead>
+<tbody>${b.orders.map((o) => html`<tr data-order-id="${o.orderId}"><td><a href="/console/payouts/${o.orderId}">${o.orderId}</a></td><td class="num">${formatRupees(o.amountPaise)}</td><td>${o.status}</td><td>${when(o.joinedAt)}</td></tr>`)}</tbody></table>` : ''}`;
+}
+
 function backlogSection(b: BacklogReport): Html {
   const toSend = b.write.due + b.write.claimed;
   const rows: Array<[string, string, number]> = [
@@ -136,12 +152,13 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
     const { orderId } = orderParams.parse(request.params);
     const payout = await findPayoutByOrder(deps.db, orderId, cap);
     if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
-    const [attempts, actions, order] = await Promise.all([
+    const [attempts, actions, order, batch] = await Promise.all([
       deps.db.query<{ attempt_no: number; outcome: string; provider_code: string | null; provider_transfer_id: string | null; raw: unknown; created_at: Date }>(
         'SELECT attempt_no, outcome, provider_code, provider_transfer_id, raw, created_at FROM payout_attempts WHERE payout_id = $1 ORDER BY id', [payout.id]),
       deps.db.query<{ actor: string; action: string; reason: string | null; reference: string | null; created_at: Date }>(
         'SELECT actor, action, reason, reference, created_at FROM review_actions WHERE payout_id = $1 ORDER BY id', [payout.id]),
       orderView(deps.db, orderId),
+      batchOfPayoutKey(deps.db, orderId),
     ]);
     const waiting = awaitsHuman(payout.status);
     const reason = waiting ? explainPayoutCode(payout.lastCode, payout.status) : null;
@@ -169,13 +186,14 @@ ${payableByHand ? html`<p>Not paid yet: its run sends the transfer when it is du
 <h2>Decisions</h2>
 <table><thead><tr><th scope="col">At</th><th scope="col">Who</th><th scope="col">Decision</th><th scope="col">Reason</th><th scope="col">Reference</th></tr></thead>
 <tbody>${actions.rows.length ? actions.rows.map((r) => html`<tr><td>${when(r.created_at)}</td><td>${r.actor}</td><td>${r.action}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td></tr>`) : html`<tr><td colspan="5">No decision yet.</td></tr>`}</tbody></table>
-<h2>The order it pays</h2>
+${batch ? batchSection(batch, orderId) : ''}
+${batch && !order ? '' : html`<h2>The order it pays</h2>
 ${order ? html`<table><tbody>
 <tr><th scope="row">Order</th><td>${order.orderId} (${order.status}, ${order.paymentMethod}${order.paidVia ? `, paid via ${order.paidVia}` : ''})</td></tr>
 <tr><th scope="row">Employer / vendor / employee</th><td>${order.employerId} / ${order.vendorId} / ${order.employeeId}</td></tr>
 <tr><th scope="row">Total / subsidy / customer share</th><td>${formatRupees(order.totalPaise)} / ${formatRupees(order.subsidyPaise)} / ${formatRupees(order.customerSharePaise)}</td></tr>
 <tr><th scope="row">Commission / vendor net</th><td>${formatRupees(order.commissionPaise)} (${order.commissionBps / 100}%) / ${formatRupees(order.vendorNetPaise)}</td></tr>
-<tr><th scope="row">Paid at</th><td>${when(order.paidAt)}</td></tr></tbody></table>` : html`<p>No order ${orderId}.</p>`}`,
+<tr><th scope="row">Paid at</th><td>${when(order.paidAt)}</td></tr></tbody></table>` : html`<p>No order ${orderId}.</p>`}`}`,
     }));
   });
 

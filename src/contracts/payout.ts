@@ -14,7 +14,9 @@ export const PAYOUT_START_POLICIES = {
   workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
 } as const;
 
-export const PAYOUT_STATUSES = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted', 'offline'] as const;
+/** `batched`: an order of a pair on an hourly or daily schedule, paid by its batch's transfer; it
+ * takes the batch's final status (payouts/batches.ts). */
+export const PAYOUT_STATUSES = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted', 'offline', 'batched'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export interface PayoutWorkflowInput {
@@ -24,7 +26,10 @@ export interface PayoutWorkflowInput {
 /** A payout as the workflow sees it (plain JSON: timestamps are ISO strings). */
 export interface PayoutView {
   id: string;
+  /** The payout's key: its order, or for a batch's own payout the batch id (then `batchId` too). */
   orderId: string;
+  /** Set on the payout that carries a batch's transfer (absent on rows read before batches). */
+  batchId?: string | null;
   vendorId: string;
   linkedAccountId: string;
   amountPaise: number;
@@ -44,7 +49,9 @@ export type PayoutWorkflowResult =
   /** The order pays the vendor another way (ledger, obligation, split) or is not payable. */
   | { kind: 'no_transfer'; orderId: string; reason: string }
   /** Another run or an earlier one already owns the row; nothing was done. */
-  | { kind: 'lost_claim'; orderId: string; statusSeen: string | null };
+  | { kind: 'lost_claim'; orderId: string; statusSeen: string | null }
+  /** The pair pays on a schedule: the order joined this batch, whose transfer pays it. */
+  | { kind: 'batched'; orderId: string; batchId: string; cutoffAt: string };
 
 /** The failure type of a run that found direct transfers paused: the row stays `pending`, and because
  * the run failed (rather than completed) the sweep may start a new one after resume. */

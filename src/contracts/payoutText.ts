@@ -55,5 +55,7 @@ export function payoutDetails(view: PayoutView | null, situation: PayoutSituatio
       return `${head}\n\nCancelled by ops: not owed by transfer.`;
     case 'rerouted':
       return `${head}\n\nThe pair's settlement mode changed before it fired: owed offline or by the employer instead of a transfer.`;
+    case 'batched':
+      return `${head}\n\nThe pair pays on a schedule: this order is in a batch, and the batch's one transfer pays it (\`GET /ops/payouts/${view.orderId}\` names the batch; \`payouts batches\` lists them).`;
   }
 }

@@ -98,8 +98,9 @@ export interface DirectTransferInput {
   amountPaise: number;
   /** Sent as X-Transfer-Idempotency (4–36 characters). */
   idempotencyKey: string;
-  /** Always carries `transaction_id` (the payout id, our recovery key) and `order_id`. */
-  notes: Notes & { transaction_id: string; order_id: string };
+  /** Always carries `transaction_id` (the payout id, our recovery key), and the `order_id` it pays
+   * or, for a batch's transfer, the `batch_id`. */
+  notes: Notes & { transaction_id: string } & ({ order_id: string } | { batch_id: string });
 }
 
 export interface RefundInput {

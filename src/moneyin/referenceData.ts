@@ -1,6 +1,7 @@
 /** Employers, vendors and the terms of each (employer, vendor) pair. */
 import { AppError } from '../appError';
 import type { Db, Tx } from '../db/pool';
+import type { PayoutSchedule } from '../domain/batchWindow';
 import type { SettlementMode } from '../domain/routing';
 import type { PairTerms } from './orderRules';
 
@@ -40,13 +41,17 @@ export async function createVendor(db: Db, vendor: { id: string; name: string; l
 }
 
 /** Creates or changes a pair's terms; a change affects the next payout to fire, never a settled one. */
-export async function upsertPairTerms(db: Db, pair: { employerId: string; vendorId: string; settlementMode: SettlementMode; commissionBps: number }): Promise<void> {
+export async function upsertPairTerms(db: Db, pair: {
+  employerId: string; vendorId: string; settlementMode: SettlementMode; commissionBps: number;
+  payoutSchedule?: PayoutSchedule; payoutCutoffIst?: string;
+}): Promise<void> {
   await pairExistsOrFail(db, pair.employerId, pair.vendorId);
   await db.query(
-    `INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ($1, $2, $3, $4)
+    `INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps, payout_schedule, payout_cutoff_ist) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (employer_id, vendor_id) DO UPDATE
-       SET settlement_mode = EXCLUDED.settlement_mode, commission_bps = EXCLUDED.commission_bps, updated_at = now()`,
-    [pair.employerId, pair.vendorId, pair.settlementMode, pair.commissionBps],
+       SET settlement_mode = EXCLUDED.settlement_mode, commission_bps = EXCLUDED.commission_bps,
+           payout_schedule = EXCLUDED.payout_schedule, payout_cutoff_ist = EXCLUDED.payout_cutoff_ist, updated_at = now()`,
+    [pair.employerId, pair.vendorId, pair.settlementMode, pair.commissionBps, pair.payoutSchedule ?? 'per_order', pair.payoutCutoffIst ?? '18:00'],
   );
 }
 

@@ -34,22 +34,34 @@ export type CaptureCheck =
   /** Razorpay could not be asked (timeout, 5xx, 429, credentials): nothing is known, nothing is sent. */
   | { kind: 'unavailable'; paymentId: string; detail: string };
 
-/** The capture still to confirm for this claim, or null: nothing to ask (not an online order with a
- * customer share, already confirmed, or the claim is no longer this one — the gate says so). */
-export async function captureToConfirm(db: Pick<Db, 'query'>, claim: { payoutId: string; attemptNo: number; idempotencyKey: string }): Promise<RecordedCapture | null> {
+/** The payment an online order with a customer share was paid on, even if money in holds no row of
+ * it (a capture applied from a sighting that recorded none): the provider is asked all the same,
+ * against the customer share. */
+const RECORDED_CAPTURE_SQL = `
+SELECT o.id AS order_id, o.gateway_order_id, o.paid_payment_id AS payment_id, COALESCE(pay.amount_paise, o.customer_share_paise) AS amount_paise, pay.capture_confirmed_at
+  FROM orders o
+  LEFT JOIN payments pay ON pay.id = o.paid_payment_id
+ WHERE o.payment_method = 'online' AND o.customer_share_paise > 0`;
+
+async function unconfirmedCapture(db: Pick<Db, 'query'>, where: string, params: unknown[]): Promise<RecordedCapture | null> {
   const { rows } = await db.query<{ order_id: string; gateway_order_id: string | null; payment_id: string | null; amount_paise: number | null; capture_confirmed_at: Date | null }>(
-    // The payment the order was paid on, even if money in holds no row of it (a capture applied from a
-    // sighting that recorded none): the provider is asked all the same, against the customer share.
-    `SELECT o.id AS order_id, o.gateway_order_id, o.paid_payment_id AS payment_id, COALESCE(pay.amount_paise, o.customer_share_paise) AS amount_paise, pay.capture_confirmed_at
-       FROM payouts p
-       JOIN orders o ON o.id = p.order_id
-       LEFT JOIN payments pay ON pay.id = o.paid_payment_id
-      WHERE p.id = $1 AND p.status = 'processing' AND p.attempts = $2 AND p.idempotency_key = $3
-        AND o.payment_method = 'online' AND o.customer_share_paise > 0`,
-    [claim.payoutId, claim.attemptNo, claim.idempotencyKey]);
+    `${RECORDED_CAPTURE_SQL} AND ${where}`, params);
   const row = rows[0];
   if (!row || row.capture_confirmed_at) return null;
   return { orderId: row.order_id, paymentId: row.payment_id, amountPaise: row.amount_paise, gatewayOrderId: row.gateway_order_id };
+}
+
+/** The capture still to confirm for this claim, or null: nothing to ask (not an online order with a
+ * customer share, already confirmed, or the claim is no longer this one — the gate says so). */
+export async function captureToConfirm(db: Pick<Db, 'query'>, claim: { payoutId: string; attemptNo: number; idempotencyKey: string }): Promise<RecordedCapture | null> {
+  return unconfirmedCapture(db,
+    `o.id = (SELECT p.order_id FROM payouts p WHERE p.id = $1 AND p.status = 'processing' AND p.attempts = $2 AND p.idempotency_key = $3)`,
+    [claim.payoutId, claim.attemptNo, claim.idempotencyKey]);
+}
+
+/** The capture still to confirm before an order joins its batch (batches.ts), or null. */
+export async function captureOfOrderToConfirm(db: Pick<Db, 'query'>, orderId: string): Promise<RecordedCapture | null> {
+  return unconfirmedCapture(db, 'o.id = $1', [orderId]);
 }
 
 /** Why Razorpay's payment does not confirm the capture we recorded; empty: it does. A partial refund

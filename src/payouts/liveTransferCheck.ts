@@ -38,8 +38,8 @@ export function listingWindowFor(row: Pick<SendTimesRow, 'claimed_at' | 'request
 const covers = (listed: ListingWindow, needed: ListingWindow): boolean => listed.from <= needed.from && listed.to >= needed.to;
 
 async function readSendTimes(db: Db | Tx, where: { orderId: string } | { payoutId: string }): Promise<SendTimesRow | null> {
-  const [column, value] = 'orderId' in where ? ['order_id', where.orderId] : ['id', where.payoutId];
-  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, claimed_at, request_sent_at, key_first_sent_at FROM payouts WHERE ${column} = $1`, [value]);
+  const [whereSql, value] = 'orderId' in where ? ['order_id = $1 OR batch_id = $1', where.orderId] : ['id = $1', where.payoutId];
+  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, claimed_at, request_sent_at, key_first_sent_at FROM payouts WHERE ${whereSql}`, [value]);
   return rows[0] ?? null;
 }
 

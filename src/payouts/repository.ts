@@ -8,7 +8,8 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { payableRouteFor } from '../moneyin/orderRules';
 import { balanceGate } from './balanceWall';
-import { requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
+import type { PayoutSchedule } from '../domain/batchWindow';
+import { isTerminal, requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
 
@@ -32,16 +33,18 @@ export function attemptGivenBack(payout: { attemptLimit: number }): { attempt_li
 }
 
 interface PayoutRow {
-  id: string; order_id: string; vendor_id: string; linked_account_id: string; amount_paise: number;
+  id: string; order_id: string | null; batch_id: string | null; vendor_id: string; linked_account_id: string; amount_paise: number;
   status: PayoutStatus; attempts: number; attempt_limit: number | null; claimed_at: Date | null;
   idempotency_key: string; provider_transfer_id: string | null; last_code: string | null;
   external_reference: string | null; next_attempt_at: Date | null; claimed_by_run: string | null;
+  key_first_sent_at: Date | null;
 }
 
 function toView(row: PayoutRow, attemptCap: number): PayoutView {
   return {
     id: row.id,
-    orderId: row.order_id,
+    orderId: (row.order_id ?? row.batch_id)!,
+    batchId: row.batch_id,
     vendorId: row.vendor_id,
     linkedAccountId: row.linked_account_id,
     amountPaise: row.amount_paise,
@@ -57,8 +60,10 @@ function toView(row: PayoutRow, attemptCap: number): PayoutView {
   };
 }
 
+/** The payout of an order, or by the same key a batch's own payout (its batch id): both columns are
+ * unique and no batch id is an order id, so the ops surfaces and the runs reach either by one key. */
 export async function findPayoutByOrder(db: Queryable, orderId: string, attemptCap: number): Promise<PayoutView | null> {
-  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1', [orderId]);
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 OR batch_id = $1', [orderId]);
   return rows[0] ? toView(rows[0], attemptCap) : null;
 }
 
@@ -97,7 +102,19 @@ export async function transition(tx: Tx, view: PayoutView, event: PayoutEvent, s
      WHERE id = $1 AND status = $${columns.length + 3}`,
     [view.id, to, ...columns.map((c) => set[c]), view.status],
   );
-  return rowCount === 1 ? to : null;
+  if (rowCount !== 1) return null;
+  if (view.batchId) await settleBatchMembers(tx, view.batchId, to);
+  return to;
+}
+
+/** A batch's own payout reached a final status: its member orders, `batched` until now, take it (the
+ * batch's transfer paid them, ops paid them by hand or cancelled them, or they are owed offline). */
+async function settleBatchMembers(tx: Tx, batchId: string, to: PayoutStatus): Promise<void> {
+  if (!isTerminal(to)) return;
+  await tx.query(
+    `UPDATE payouts p SET status = $2, updated_at = now(), settled_at = CASE WHEN $2 = 'settled' THEN now() ELSE p.settled_at END
+     FROM payout_batch_orders m WHERE m.batch_id = $1 AND p.order_id = m.order_id AND p.status = 'batched'`,
+    [batchId, to]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,13 +125,14 @@ interface PayableOrderRow {
   subsidy_paise: number; commission_paise: number; vendor_net_paise: number;
   settlement_mode: SettlementMode; vendor_account: string | null;
   split_transfer_paise: number | null; split_linked_account_id: string | null;
+  payout_schedule: PayoutSchedule | null;
 }
 
 async function lockPayableOrder(tx: Tx, orderId: string): Promise<PayableOrderRow | null> {
   const { rows } = await tx.query<PayableOrderRow>(
     `SELECT o.status AS order_status, o.employer_id, o.vendor_id, o.payment_method, o.subsidy_paise,
             o.commission_paise, o.vendor_net_paise, ev.settlement_mode, v.linked_account_id AS vendor_account,
-            o.split_transfer_paise, o.split_linked_account_id
+            o.split_transfer_paise, o.split_linked_account_id, ev.payout_schedule
      FROM orders o
      JOIN vendors v ON v.id = o.vendor_id
      LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
@@ -171,7 +189,9 @@ export type ClaimResult =
   | { kind: 'lost'; statusSeen: PayoutStatus | null }
   /** Held back: ops' kill switch, or the balance wall (this payout is not the probe). */
   | { kind: 'paused'; payout: PayoutView; by: 'kill_switch' | 'balance_wall' }
-  | { kind: 'no_transfer'; reason: string; payout: PayoutView | null };
+  | { kind: 'no_transfer'; reason: string; payout: PayoutView | null }
+  /** The pair pays on a schedule: the order joins its batch (payouts/batches.ts) instead of a claim. */
+  | { kind: 'batch_due'; payout: PayoutView };
 
 export async function transfersPaused(db: Queryable): Promise<boolean> {
   const { rows } = await db.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1');
@@ -209,34 +229,49 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       await recordOfflineOwing(tx, orderId, order, route);
       payout = toView((await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId])).rows[0]!, opts.attemptCap);
     }
-    // Ops decided to pay it by hand (under this same row lock): never claimed, and no lost race
-    // either; the run ends on it.
-    if (payout.status === 'offline') return { kind: 'no_transfer', reason: 'ops decided to pay it offline', payout };
-    // A retry of this run's claim whose first try committed (its completion was lost): still ours.
-    if (payout.status === 'processing' && claimedByRun === opts.runId) return { kind: 'claimed', payout };
-    const claimable = statusesAllowing({ type: 'claim' }).includes(payout.status) && payout.attempts < payout.attemptLimit;
-    // The balance wall first: taking the probe updates the switch row, which must come before this
-    // transaction reads it FOR SHARE (two claims that both held it shared would deadlock upgrading).
-    if (claimable && (await balanceGate(tx, payout.id, opts.balanceProbeMs)) === 'wait') return { kind: 'paused', payout, by: 'balance_wall' };
-    const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
-    if (claimable && sw[0]?.paused) return { kind: 'paused', payout, by: 'kill_switch' };
-    const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
-      attempts: payout.attempts + 1,
-      linked_account_id: route.linkedAccountId,
-      next_attempt_at: null,
-      claimed_by_run: opts.runId,
-    }));
-    if (!claimed) {
-      await tx.query(
-        `INSERT INTO payout_lost_claims (workflow_run_id, order_id, status_seen) VALUES ($1, $2, $3)
-         ON CONFLICT (workflow_run_id) DO NOTHING`,
-        [opts.runId, orderId, payout.status],
-      );
-      return { kind: 'lost', statusSeen: payout.status };
+    // A pair on an hourly or daily schedule: an order whose key never went out joins its batch
+    // instead (after its capture is confirmed: batches.ts); one that already sent goes on alone.
+    const scheduled = order.payout_schedule && order.payout_schedule !== 'per_order';
+    if (scheduled && (payout.status === 'pending' || payout.status === 'failed') && !existing.rows[0]?.key_first_sent_at) {
+      return { kind: 'batch_due', payout };
     }
-    // claimed_at comes from the database clock so every claim is compared on one clock. The new
-    // claim has sent nothing yet, and its resolver has not failed yet.
-    await tx.query('UPDATE payouts SET claimed_at = now(), request_sent_at = NULL, resolver_failing_since = NULL WHERE id = $1', [payout.id]);
-    return { kind: 'claimed', payout: await lockPayout(tx, payout.id, opts.attemptCap) };
+    return claimPayoutRow(tx, payout, { claimedByRun, linkedAccountId: route.linkedAccountId, ...opts });
   });
+}
+
+/** The claim itself, for an order's payout or a batch's, under the row lock: a payout ops decided
+ * to pay by hand is never claimed; the balance wall and the kill switch hold it; otherwise the
+ * compare-and-swap `pending|failed → processing` with `attempts < limit`. */
+export async function claimPayoutRow(tx: Tx, payout: PayoutView, opts: {
+  claimedByRun: string | null; linkedAccountId: string; attemptCap: number; runId: string; balanceProbeMs: number;
+}): Promise<ClaimResult> {
+  // Ops decided to pay it by hand (under this same row lock): never claimed, and no lost race
+  // either; the run ends on it.
+  if (payout.status === 'offline') return { kind: 'no_transfer', reason: 'ops decided to pay it offline', payout };
+  // A retry of this run's claim whose first try committed (its completion was lost): still ours.
+  if (payout.status === 'processing' && opts.claimedByRun === opts.runId) return { kind: 'claimed', payout };
+  const claimable = statusesAllowing({ type: 'claim' }).includes(payout.status) && payout.attempts < payout.attemptLimit;
+  // The balance wall first: taking the probe updates the switch row, which must come before this
+  // transaction reads it FOR SHARE (two claims that both held it shared would deadlock upgrading).
+  if (claimable && (await balanceGate(tx, payout.id, opts.balanceProbeMs)) === 'wait') return { kind: 'paused', payout, by: 'balance_wall' };
+  const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
+  if (claimable && sw[0]?.paused) return { kind: 'paused', payout, by: 'kill_switch' };
+  const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
+    attempts: payout.attempts + 1,
+    linked_account_id: opts.linkedAccountId,
+    next_attempt_at: null,
+    claimed_by_run: opts.runId,
+  }));
+  if (!claimed) {
+    await tx.query(
+      `INSERT INTO payout_lost_claims (workflow_run_id, order_id, status_seen) VALUES ($1, $2, $3)
+       ON CONFLICT (workflow_run_id) DO NOTHING`,
+      [opts.runId, payout.orderId, payout.status],
+    );
+    return { kind: 'lost', statusSeen: payout.status };
+  }
+  // claimed_at comes from the database clock so every claim is compared on one clock. The new
+  // claim has sent nothing yet, and its resolver has not failed yet.
+  await tx.query('UPDATE payouts SET claimed_at = now(), request_sent_at = NULL, resolver_failing_since = NULL WHERE id = $1', [payout.id]);
+  return { kind: 'claimed', payout: await lockPayout(tx, payout.id, opts.attemptCap) };
 }

@@ -5,12 +5,11 @@
  * never duplicated, and the claim's row lock and the fresh key keep the new run to one transfer. */
 import type { Client } from '@temporalio/client';
 import { opsDecisionSignal, type OpsDecision } from '../contracts/payout';
-import type { payoutWorkflow } from '../workflows/payout';
-import { payoutStartOptions } from './temporalStarter';
+import { payoutRunTypeOf, payoutStartOptions } from './temporalStarter';
 
 export async function signalOpsDecision(client: Client, taskQueue: string, orderId: string, decision: OpsDecision, opts: { afterCompletedRun?: boolean } = {}): Promise<void> {
   const { workflowIdConflictPolicy: _useExisting, ...options } = payoutStartOptions(taskQueue, orderId);
-  await client.workflow.signalWithStart<typeof payoutWorkflow, [OpsDecision]>('payoutWorkflow', {
+  await client.workflow.signalWithStart(payoutRunTypeOf(orderId), {
     ...options,
     ...(opts.afterCompletedRun && { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const }),
     signal: opsDecisionSignal,

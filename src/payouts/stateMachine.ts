@@ -1,7 +1,7 @@
 /** The payout state machine (design.md §5) as a closed union and one pure transition function.
  * Every status change in the database goes through `nextStatus`, and its compare-and-swap
  * `WHERE status = ANY(…)` comes from `statusesAllowing`, so the table below is the only truth. */
-import type { PayoutStatus } from '../contracts/payout';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../contracts/payout';
 
 export type PayoutEvent =
   /** The run takes the row to send a transfer. */
@@ -34,7 +34,11 @@ export type PayoutEvent =
   | { type: 'ops_cancel' }
   /** Ops will pay the vendor by hand: the payout joins the open offline ledger, once, and no claim
    * takes it after. Allowed wherever no transfer of ours is in flight or paying it. */
-  | { type: 'ops_pay_offline' };
+  | { type: 'ops_pay_offline' }
+  /** The pair pays on a schedule: the order joins its batch, whose own payout sends the transfer. */
+  | { type: 'join_batch' }
+  /** Before joining a batch, Razorpay does not confirm the capture the order was paid on. */
+  | { type: 'capture_unconfirmed' };
 
 export type PayoutEventType = PayoutEvent['type'];
 
@@ -85,10 +89,14 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
       return HUMAN_QUEUE.has(from) ? 'cancelled' : null;
     case 'ops_pay_offline':
       return PAYABLE_BY_HAND.has(from) ? 'offline' : null;
+    case 'join_batch':
+      return from === 'pending' || from === 'failed' ? 'batched' : null;
+    case 'capture_unconfirmed':
+      return from === 'pending' || from === 'failed' ? 'review' : null;
   }
 }
 
-const ALL: readonly PayoutStatus[] = ['pending', 'processing', 'accepted', 'settled', 'failed', 'parked', 'review', 'cancelled', 'rerouted', 'offline'];
+const ALL: readonly PayoutStatus[] = PAYOUT_STATUSES;
 
 /** The statuses from which `event` is allowed (the compare-and-swap set). */
 export function statusesAllowing(event: PayoutEvent): PayoutStatus[] {

@@ -5,15 +5,19 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, transfersResumedSignal, type PayoutWorkflowInput } from '../contracts/payout';
 import { payoutSummary } from '../contracts/payoutText';
 import { OrderIdAttr } from '../contracts/searchAttributes';
+import { CLOSED_BATCH_CUTOFF, isBatchKey, PAYOUT_BATCH_WORKFLOW_TYPE, type PayoutBatchWorkflowInput } from '../contracts/payoutBatch';
 import type { Db } from '../db/pool';
-import type { payoutWorkflow } from '../workflows/payout';
 import type { PayoutStarter } from './starter';
 
 /** What the Web UI shows as the run's static summary ("₹81.00 to ven_… for ord_…"), when known. */
 export interface PayoutSummaryFacts { amountPaise: number; vendorId: string }
 
+/** The run type of a payout key: an order's payoutWorkflow, or a batch's payoutBatchWorkflow. */
+export const payoutRunTypeOf = (key: string): string => (isBatchKey(key) ? PAYOUT_BATCH_WORKFLOW_TYPE : PAYOUT_WORKFLOW_TYPE);
+
 export function payoutStartOptions(taskQueue: string, orderId: string, facts?: PayoutSummaryFacts) {
-  const args: [PayoutWorkflowInput] = [{ orderId }];
+  // Started by key alone (an ops decision, a wake), a batch's run is for a closed batch.
+  const args: [PayoutWorkflowInput] | [PayoutBatchWorkflowInput] = isBatchKey(orderId) ? [{ batchId: orderId, cutoffAt: CLOSED_BATCH_CUTOFF }] : [{ orderId }];
   return {
     workflowId: payoutWorkflowId(orderId),
     taskQueue,
@@ -27,7 +31,7 @@ export function payoutStartOptions(taskQueue: string, orderId: string, facts?: P
 /** Returns 'closed' when a completed run already exists (the payout row's status is the lasting guard). */
 export async function startPayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts): Promise<'running' | 'closed'> {
   try {
-    await client.workflow.start<typeof payoutWorkflow>(PAYOUT_WORKFLOW_TYPE, payoutStartOptions(taskQueue, orderId, facts));
+    await client.workflow.start(payoutRunTypeOf(orderId), payoutStartOptions(taskQueue, orderId, facts));
     return 'running';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
@@ -41,7 +45,7 @@ export async function startPayoutWorkflow(client: Client, taskQueue: string, ord
  * (this start only; the claim's row lock keeps it to one transfer). */
 export async function wakePayoutWorkflow(client: Client, taskQueue: string, orderId: string, facts?: PayoutSummaryFacts, opts: { afterCompletedRun?: boolean } = {}): Promise<'running' | 'closed'> {
   try {
-    await client.workflow.signalWithStart<typeof payoutWorkflow, []>(PAYOUT_WORKFLOW_TYPE, {
+    await client.workflow.signalWithStart(payoutRunTypeOf(orderId), {
       ...payoutStartOptions(taskQueue, orderId, facts),
       ...(opts.afterCompletedRun && { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const }),
       signal: transfersResumedSignal,

@@ -366,5 +366,35 @@ describe('the payouts CLI against a running stack', () => {
       expect([tooShort.code, tooShort.stderr]).toEqual([2, expect.stringMatching(/^error: 400 invalid_request: request failed validation \(reason: .+\)\n$/)]);
       expect(JSON.parse((await ops(['switch', '--json'])).stdout)).toMatchObject({ paused: false });
     });
+
+    test('when a pair pays hourly, then batches lists its open batch, close-batch pays it now in one transfer, and show lists the orders inside', async () => {
+      const account = await stack.sandbox.control.createLinkedAccount();
+      const first = await seedPaidOrder(db, { linkedAccountId: account });
+      await db.query(`UPDATE employer_vendor SET payout_schedule = 'hourly' WHERE employer_id = $1 AND vendor_id = $2`, [first.employerId, first.vendorId]);
+      const second = await seedPaidOrder(db, { linkedAccountId: account, pair: first });
+      const starter = temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue, db);
+      for (const o of [first, second]) await starter.startPayout(o.orderId);
+      for (const o of [first, second]) await eventually(() => payoutRow(db, o.orderId), (r) => r?.status === 'batched');
+      const listed = await ops(['batches', '--vendor', first.vendorId, '--status', 'open']);
+      expect([listed.code, listed.stderr]).toEqual([0, '']);
+      const [header, line] = listed.stdout.trimEnd().split('\n');
+      expect(header).toBe('BATCH\tVENDOR\tSCHEDULE\tCUTOFF\tSTATUS\tORDERS\tSUM\tTRANSFER');
+      const batchId = line!.split('\t')[0]!;
+      expect(line!.split('\t')).toEqual([expect.stringMatching(/^batch_[0-9a-f]{30}$/), first.vendorId, 'hourly', expect.any(String), 'open', '2', '₹162.00', '—']);
+
+      const closed = await ops(['close-batch', batchId, '--reason', 'vendor asked for an early payout']);
+      expect([closed.code, closed.stdout]).toEqual([0, `${batchId}: closing now; 2 orders, ₹162.00 in one transfer (payouts show ${batchId})\n`]);
+      await eventually(() => payoutRow(db, second.orderId), (r) => r?.status === 'settled');
+      const shown = await ops(['show', batchId]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`for order ${batchId}: settled`);
+      expect(shown.stdout).toContain('orders in this batch');
+      for (const o of [first, second]) expect(lineOf(shown.stdout, o.orderId)).toMatch(new RegExp(`${o.orderId}\t₹81.00\tsettled`));
+      const member = await ops(['show', first.orderId]);
+      expect(member.stdout).toContain(`paid by batch\n  ${batchId} (hourly, closed): 2 orders, ₹162.00`);
+      expect((await stack.sandbox.control.transfers({ recipient: account })).map((t) => t.amount)).toEqual([16_200]);
+      const again = await ops(['close-batch', batchId, '--reason', 'once more']);
+      expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('batch_not_open')]);
+    });
   });
 });

@@ -208,4 +208,26 @@ describe('the console in a browser', () => {
       expect(fs.existsSync(path.join(SHOTS, `${name}.png`)) ? name : `${name} missing`).toBe(name);
     }
   });
+
+  test('when ops open a batch\'s payout, then it lists the orders its one transfer paid, each linking to its own payout page, which names the batch', async () => {
+    const account = await stack.sandbox.control.createLinkedAccount();
+    const first = await seedPaidOrder(stack.db, { linkedAccountId: account });
+    await stack.db.query(`UPDATE employer_vendor SET payout_schedule = 'daily' WHERE employer_id = $1 AND vendor_id = $2`, [first.employerId, first.vendorId]);
+    const second = await seedPaidOrder(stack.db, { linkedAccountId: account, pair: first });
+    const starter = temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue, stack.db);
+    for (const o of [first, second]) await starter.startPayout(o.orderId);
+    await eventually(() => stack.db.query('SELECT batch_id FROM payout_batch_orders WHERE order_id = ANY($1)', [[first.orderId, second.orderId]]), (r) => r.rowCount === 2);
+    const batchId = (await stack.db.query('SELECT batch_id FROM payout_batch_orders WHERE order_id = $1', [first.orderId])).rows[0].batch_id as string;
+    const closed = await fetch(`${stack.apiUrl}/ops/batches/${batchId}/close`, { method: 'POST', body: JSON.stringify({ reason: 'end of the lunch rush' }), headers: { ...stack.keys.ops, 'x-actor': 'Asha', 'content-type': 'application/json' } });
+    expect(closed.status).toBe(202);
+    await eventually(() => payoutRow(stack.db, second.orderId), (r) => r?.status === 'settled', 30_000);
+    const seen = await inBrowser('batch', as('ops', { orderId: batchId }));
+    expect(seen.status).toBe('settled');
+    expect(seen.orders.map((r: string[]) => [r[0], r[1], r[2]]).sort()).toEqual([[first.orderId, '₹81.00', 'settled'], [second.orderId, '₹81.00', 'settled']].sort());
+    expect(seen.fits).toBe(true);
+    expect(seen.member.path).toMatch(/^\/console\/payouts\/ord_/);
+    expect(seen.member.status).toBe('settled');
+    expect(seen.member.section).toContain('The batch that pays it');
+    expect(seen.member.section).toContain(`${batchId} (daily, closed)`);
+  });
 });

@@ -135,6 +135,19 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     return { focused, notice, status, hasProviderCode: page_.includes('BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT'), hasWebUi: page_.includes(`/workflows/payout-${input.orderId}`) };
   },
 
+  /** A batch's own payout page lists its orders; a member order's page links back to the batch. */
+  async batch(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/payouts/${input.orderId}`);
+    const status = await text(page, '[data-testid=payout-status]');
+    const orders = await page.$$eval('table[aria-label="Orders in the batch"] tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td'), (td) => td.textContent ?? '')));
+    const fits = await fitsLaptop(page);
+    await shot(input, page, 'console-payout-batch');
+    await submit(page, 'table[aria-label="Orders in the batch"] tbody tr a');
+    const member = { path: new URL(page.url()).pathname, status: await text(page, '[data-testid=payout-status]'), section: await page.$eval('main', (m) => m.textContent ?? '') };
+    return { status, orders, fits, member };
+  },
+
   async killSwitch(browser, input) {
     const { page } = await signedIn(browser, input);
     await page.type('#switch-reason', 'bank maintenance window');

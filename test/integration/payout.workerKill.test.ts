@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config/config';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { closeBatchNowSignal, payoutBatchWorkflowId } from '../../src/contracts/payoutBatch';
 import type { Db } from '../../src/db/pool';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
@@ -99,5 +100,38 @@ describe('payouts: a worker killed mid-transfer', () => {
     expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', provider_transfer_id: transfers[0]!.id });
     expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'recovered', 'settled']);
     await recordHistory(client, payoutWorkflowId(order.orderId), 'payout-worker-killed');
+  });
+
+  test('5b. when the worker process is SIGKILLed while an hourly batch\'s transfer is in flight and a new worker starts, then the batch pays its orders with exactly one transfer', async () => {
+    const control = sandbox.control;
+    const account = await control.createLinkedAccount();
+    const first = await seedPaidOrder(db, { linkedAccountId: account });
+    await db.query(`UPDATE employer_vendor SET payout_schedule = 'hourly' WHERE employer_id = $1 AND vendor_id = $2`, [first.employerId, first.vendorId]);
+    const second = await seedPaidOrder(db, { linkedAccountId: account, pair: first });
+    const worker = await startWorkerProcess();
+    for (const o of [first, second]) await startPayoutWorkflow(client, taskQueue, o.orderId);
+    const joined = await Promise.all([first, second].map((o) => client.workflow.getHandle(payoutWorkflowId(o.orderId)).result() as Promise<PayoutWorkflowResult>));
+    const batchId = joined[0]!.kind === 'batched' ? joined[0]!.batchId : '';
+    expect(joined.map((r) => r.kind === 'batched' && r.batchId)).toEqual([batchId, batchId]);
+    const createsBefore = (await control.callCounts())['transfers.create'] ?? 0;
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'delay_after_commit', ms: 60_000 }, calls: [1] });
+    await client.workflow.getHandle(payoutBatchWorkflowId(batchId)).signal(closeBatchNowSignal, { actor: 'test' });
+    await eventually(async () => (await control.callCounts())['transfers.create'] ?? 0, (n) => n === createsBefore + 1, 30_000);
+    worker.kill('SIGKILL');
+    await new Promise((r) => worker.once('exit', r));
+    const carrier = (await db.query('SELECT id, status, attempts FROM payouts WHERE batch_id = $1', [batchId])).rows[0];
+    expect(carrier).toMatchObject({ status: 'processing', attempts: 1 });
+
+    await startWorkerProcess();
+    const result = (await client.workflow.getHandle(payoutBatchWorkflowId(batchId)).result()) as PayoutWorkflowResult;
+    expect(result).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    const transfers = await control.transfers({ recipient: account });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({ amount: 2 * 8_100, notes: { transaction_id: carrier.id, batch_id: batchId } });
+    expect((await control.callCounts())['transfers.create']).toBe(createsBefore + 1);
+    expect(await attemptOutcomes(db, carrier.id)).toEqual(['unknown', 'recovered', 'settled']);
+    const members = await db.query('SELECT status FROM payouts WHERE order_id = ANY($1)', [[first.orderId, second.orderId]]);
+    expect(members.rows.map((r) => r.status)).toEqual(['settled', 'settled']);
+    await recordHistory(client, payoutBatchWorkflowId(batchId), 'payout-batch-worker-killed');
   });
 });

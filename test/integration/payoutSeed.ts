@@ -28,10 +28,14 @@ export async function seedPaidOrder(db: Db, o: {
    * an earlier attempt leaves it: these tests are about the transfer, and the capture check is
    * payout.captureConfirmation's. `confirmed: false` leaves the check to the money-moving step. */
   payment?: { id?: string; gatewayOrderId?: string; amountPaise?: number; confirmed?: boolean };
+  /** Another order of a pair seeded before (its employer, vendor and terms are reused). */
+  pair?: { employerId: string; vendorId: string };
+  /** When the order was paid (default: now). */
+  paidAt?: Date;
 }): Promise<SeededOrder> {
   const tag = randomBytes(5).toString('hex');
-  const employerId = `emp_${tag}`;
-  const vendorId = `ven_${tag}`;
+  const employerId = o.pair?.employerId ?? `emp_${tag}`;
+  const vendorId = o.pair?.vendorId ?? `ven_${tag}`;
   const orderId = `ord_${tag}`;
   const total = o.totalPaise ?? 10_000;
   const subsidy = o.subsidyPaise ?? 9_900;
@@ -40,14 +44,16 @@ export async function seedPaidOrder(db: Db, o: {
   const net = total - commission;
   const method = o.method ?? 'online';
   const mode = o.mode ?? 'platform_transfer';
-  await db.query('INSERT INTO employers (id, name) VALUES ($1, $2)', [employerId, `Employer ${tag}`]);
-  await db.query('INSERT INTO vendors (id, name, linked_account_id) VALUES ($1, $2, $3)', [vendorId, `Vendor ${tag}`, o.linkedAccountId]);
-  await db.query('INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ($1, $2, $3, $4)', [employerId, vendorId, mode, bps]);
+  if (!o.pair) {
+    await db.query('INSERT INTO employers (id, name) VALUES ($1, $2)', [employerId, `Employer ${tag}`]);
+    await db.query('INSERT INTO vendors (id, name, linked_account_id) VALUES ($1, $2, $3)', [vendorId, `Vendor ${tag}`, o.linkedAccountId]);
+    await db.query('INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps) VALUES ($1, $2, $3, $4)', [employerId, vendorId, mode, bps]);
+  }
   await db.query(
     `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise,
        commission_bps, commission_paise, vendor_net_paise, payment_method, status, paid_at)
-     VALUES ($1, $2, $3, $4, 'emp-1', $5, $6, $7, $8, $9, $10, $11, 'paid', now())`,
-    [orderId, `ref_${tag}`, employerId, vendorId, total, subsidy, total - subsidy, bps, commission, net, method],
+     VALUES ($1, $2, $3, $4, 'emp-1', $5, $6, $7, $8, $9, $10, $11, 'paid', COALESCE($12, now()))`,
+    [orderId, `ref_${tag}`, employerId, vendorId, total, subsidy, total - subsidy, bps, commission, net, method, o.paidAt ?? null],
   );
   if (method === 'online' && total > subsidy) {
     const paymentId = o.payment?.id ?? `pay_${randomBytes(7).toString('hex')}`;

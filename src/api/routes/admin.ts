@@ -6,6 +6,7 @@ import { AppError } from '../../appError';
 import { bankDetailsSchema, validateBankDetails } from '../../banking/details';
 import { keyringFromConfig } from '../../banking/keyring';
 import { readMaskedBankDetails, setBankDetails } from '../../banking/repository';
+import { PAYOUT_SCHEDULES } from '../../domain/batchWindow';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { employeesOf, registerEmployee } from '../../moneyin/employees';
@@ -28,6 +29,10 @@ const employeesQuery = z.object({ limit: z.coerce.number().int().min(1).max(1_00
 const pairBody = z.object({
   settlementMode: z.enum(SETTLEMENT_MODES).default('platform_transfer'),
   commissionBps: z.number().int().min(0).max(10_000),
+  /** per_order: one transfer per order; hourly / daily: one transfer per window (issue 22). */
+  payoutSchedule: z.enum(PAYOUT_SCHEDULES).default('per_order'),
+  /** The daily window's cutoff, IST (HH:MM). */
+  payoutCutoffIst: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59 (IST)').default('18:00'),
 }).strict();
 
 export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
@@ -60,7 +65,7 @@ export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Prom
   });
 
   /** Creates or changes a pair's terms; the change applies to the next payout that fires. */
-  app.put('/v1/admin/employers/:employerId/vendors/:vendorId', documented(requires('admin'), { summary: "Set an employer–vendor pair's settlement mode and commission (applies to the next payout that fires)", tags: ['admin'], params: pairParams, body: pairBody }), async (request) => {
+  app.put('/v1/admin/employers/:employerId/vendors/:vendorId', documented(requires('admin'), { summary: "Set an employer–vendor pair's settlement mode, commission and payout schedule (applies to the next payout that fires)", tags: ['admin'], params: pairParams, body: pairBody }), async (request) => {
     const pair = { ...pairParams.parse(request.params), ...pairBody.parse(request.body) };
     await upsertPairTerms(deps.db, pair);
     return { pair };

@@ -22,6 +22,9 @@ import { orderView } from '../../moneyin/orderView';
 import { auditFilterSchema, readAuditLog } from '../../audit/auditLog';
 import { IN_FLIGHT_LISTED, pauseTransfers, readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
+import { batchOfPayoutKey, listBatches } from '../../payouts/batchView';
+import { signalCloseBatchNow } from '../../payouts/batchStarter';
+import { logger } from '../../logger';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../../payouts/afterDecision';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
@@ -37,6 +40,12 @@ export interface OpsPayoutDeps {
 }
 
 const orderParams = z.object({ orderId: z.string().min(1).max(100) });
+const batchParams = z.object({ batchId: z.string().regex(/^batch_[0-9a-f]{30}$/, 'a batch id: batch_ and 30 hex digits') });
+const batchFilterSchema = z.object({
+  status: z.enum(['open', 'closed']).optional(),
+  vendorId: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+}).strict();
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
 const markPaidBody = reasonBody.extend({
   reference: z.string().trim().min(3).max(100).optional(),
@@ -123,7 +132,36 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     const actions = await deps.db.query(
       'SELECT actor, action, reason, reference, created_at FROM review_actions WHERE payout_id = $1 ORDER BY id', [payout.id]);
     const [queued] = awaitsHuman(payout.status) ? [{ reason: { code: payout.lastCode, ...explainPayoutCode(payout.lastCode, payout.status) } }] : [];
-    return { payout, ...queued, order: await orderView(deps.db, orderId), attempts: attempts.rows, reviewActions: actions.rows, workflowId: payoutWorkflowId(orderId) };
+    return {
+      payout, ...queued, order: await orderView(deps.db, orderId), attempts: attempts.rows, reviewActions: actions.rows, workflowId: payoutWorkflowId(orderId),
+      // A batch's own payout lists the orders it pays; a member order names its batch.
+      batch: await batchOfPayoutKey(deps.db, orderId),
+    };
+  });
+
+  app.get('/ops/batches', documented(ops, { summary: 'Payout batches of pairs on an hourly or daily schedule, newest cutoff first: the window, the sum, the orders, the batch\'s payout', tags: ['ops'], querystring: batchFilterSchema }), async (request) => {
+    const filter = batchFilterSchema.parse(request.query ?? {});
+    return { batches: await listBatches(deps.db, filter) };
+  });
+
+  app.get('/ops/batches/:batchId', documented(ops, { summary: 'One payout batch with every order inside (its payout and decisions are at /ops/payouts/{batchId})', tags: ['ops'], params: batchParams }), async (request) => {
+    const { batchId } = batchParams.parse(request.params);
+    const batch = await batchOfPayoutKey(deps.db, batchId);
+    if (!batch) throw new AppError(404, 'batch_not_found', `no batch ${batchId}`);
+    return { batch };
+  });
+
+  app.post('/ops/batches/:batchId/close', documented(ops, { summary: 'Close an open batch now instead of at its cutoff, and pay it (its run closes it; orders arriving after go to the next window)', tags: ['ops'], params: batchParams, body: reasonBody, success: 202 }), async (request, reply) => {
+    const { batchId } = batchParams.parse(request.params);
+    const { reason } = reasonBody.parse(request.body ?? {});
+    const batch = await batchOfPayoutKey(deps.db, batchId);
+    if (!batch) throw new AppError(404, 'batch_not_found', `no batch ${batchId}`);
+    if (batch.status !== 'open') throw new AppError(409, 'batch_not_open', `batch ${batchId} closed at ${batch.closedAt}`);
+    if (!deps.temporal) throw new AppError(503, 'temporal_unavailable', 'this API has no Temporal connection to reach the batch\'s run');
+    const actor = auditActor(request);
+    await signalCloseBatchNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, batch, actor);
+    logger.info({ batchId, actor, reason }, 'ops closed a batch before its cutoff');
+    return reply.code(202).send({ batch, closing: true });
   });
 
   for (const [path, action] of Object.entries(ACTION_OF_PATH)) {

@@ -58,6 +58,15 @@ const payoutSchema = z.looseObject({
   id: text, orderId: text, vendorId: text, linkedAccountId: text, amountPaise: int, status: text, attempts: int, attemptLimit: int,
   providerTransferId: nullableText, lastCode: nullableText, externalReference: nullableText, nextAttemptAt: nullableText,
 });
+const batchSchema = z.looseObject({
+  batchId: text, employerId: text, vendorId: text, schedule: text, windowStart: text, cutoffAt: text, status: text, closedAt: nullableText,
+  orderCount: int, totalPaise: int,
+  payout: z.looseObject({ id: text, status: text, attempts: int, providerTransferId: nullableText, lastCode: nullableText }).nullable(),
+});
+const batchWithOrdersSchema = batchSchema.extend({ orders: z.array(z.looseObject({ orderId: text, amountPaise: int, status: text, joinedAt: text })) });
+export type BatchWithOrders = z.infer<typeof batchWithOrdersSchema>;
+export type Batch = z.infer<typeof batchSchema>;
+
 const payoutDetailSchema = z.looseObject({
   payout: payoutSchema,
   reason: z.looseObject({ code: nullableText, words: text, nextStep: text }).optional(),
@@ -69,6 +78,8 @@ const payoutDetailSchema = z.looseObject({
   reviewActions: z.array(z.looseObject({ actor: text, action: text, reason: nullableText, reference: nullableText, created_at: text })),
   workflowId: text,
   webUiUrl: text.optional(),
+  /** The batch that pays it, or for a batch's own payout the orders it pays (absent before batches). */
+  batch: batchWithOrdersSchema.nullable().optional(),
 });
 export type PayoutDetail = z.infer<typeof payoutDetailSchema>;
 
@@ -201,6 +212,8 @@ export function createApiClient(opts: ApiClientOptions) {
     decide: (orderId: string, path: OpsDecisionPath, body: { reason: string; reference?: string; transferId?: string }) =>
       call('POST', `/ops/payouts/${encodeURIComponent(orderId)}/${path}`, decisionSchema, { body }),
     decideMany: (body: { action: OpsAction; orderIds: string[]; reason: string; reference?: string }) => call('POST', '/ops/payouts/decisions', bulkDecisionSchema, { body }),
+    batches: (filter: Query) => call('GET', '/ops/batches', z.looseObject({ batches: z.array(batchSchema) }), { query: filter }),
+    closeBatch: (batchId: string, reason: string) => call('POST', `/ops/batches/${encodeURIComponent(batchId)}/close`, z.looseObject({ batch: batchWithOrdersSchema, closing: z.boolean() }), { body: { reason } }),
     transferSwitch: () => call('GET', '/ops/transfers/switch', switchSchema),
     pauseTransfers: (reason: string) => call('POST', '/ops/transfers/pause', pauseSchema, { body: { reason } }),
     resumeTransfers: (reason: string) => call('POST', '/ops/transfers/resume', resumeSchema, { body: { reason } }),

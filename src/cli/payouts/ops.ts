@@ -4,7 +4,7 @@ import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import type { OpsAction } from '../../contracts/payout';
 import { formatRupees } from '../../domain/money';
 import { transferIdSchema } from '../../domain/schemas';
-import { allPages, type BulkDecision, type PauseAnswer, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
+import { allPages, type BatchWithOrders, type BulkDecision, type PauseAnswer, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
 import { connect, Failure, isoDayFlag, UsageError, type CommandContext } from './context';
 import { formatAge, formatInstant, renderTable, shellQuote, writeJson, writeLines, type Style } from './output';
 
@@ -79,6 +79,31 @@ export function registerOpsCommands(program: Command): void {
       if (refused > 0) throw new Failure(`${refused} of ${answer.results.length} ${decision.name} decisions were not applied`);
     });
   }
+
+  program.command('batches')
+    .description('payout batches of pairs on an hourly or daily schedule, newest cutoff first (payouts show BATCH_ID lists the orders inside)')
+    .addOption(program.createOption('--status <status>', 'only open or only closed batches').choices(['open', 'closed']))
+    .option('--vendor <vendorId>', 'only this vendor')
+    .action(async (opts: { status?: string; vendor?: string }, cmd: Command) => {
+      const ctx = connect(cmd, 'ops');
+      const { batches } = await ctx.api.batches({ status: opts.status, vendorId: opts.vendor, limit: '500' });
+      if (ctx.json) return writeJson(batches);
+      writeLines(renderTable(['BATCH', 'VENDOR', 'SCHEDULE', 'CUTOFF', 'STATUS', 'ORDERS', 'SUM', 'TRANSFER'],
+        batches.map((b) => [b.batchId, b.vendorId, b.schedule, formatInstant(b.cutoffAt, ctx.style), b.status, b.orderCount, formatRupees(b.totalPaise),
+          b.payout ? `${b.payout.status}${b.payout.providerTransferId ? ` ${b.payout.providerTransferId}` : ''}` : '—']), ctx.style));
+      if (ctx.style.tty && batches.length === 0) writeLines(['no batches match']);
+    });
+
+  program.command('close-batch')
+    .description('close an open batch now instead of at its cutoff, and pay it; later orders go to the next window')
+    .argument('<batchId>')
+    .requiredOption('--reason <text>', 'why (kept in the log)')
+    .action(async (batchId: string, opts: { reason: string }, cmd: Command) => {
+      const ctx = connect(cmd, 'ops');
+      const answer = await ctx.api.closeBatch(batchId, opts.reason);
+      if (ctx.json) return writeJson(answer);
+      writeLines([`${batchId}: closing now; ${answer.batch.orderCount} orders, ${formatRupees(answer.batch.totalPaise)} in one transfer (payouts show ${batchId})`]);
+    });
 
   program.command('pause')
     .description('pause direct transfers (the kill switch): no new request leaves until resume; requests already past the gate are listed, they may still land')
@@ -177,6 +202,7 @@ export function payoutLines(d: PayoutDetail, webUi: string | null, style: Style)
       `  total ${formatRupees(o.totalPaise)}, subsidy ${formatRupees(o.subsidyPaise)}, customer ${formatRupees(o.customerSharePaise)}, commission ${formatRupees(o.commissionPaise)} (${(o.commissionBps / 100).toFixed(2)}%), vendor net ${formatRupees(o.vendorNetPaise)}`,
       `  ${o.status}; ${o.paymentMethod} payment${o.paidVia && o.paidVia !== o.paymentMethod ? ` via ${o.paidVia}` : ''}${o.paidAt ? ` at ${formatInstant(o.paidAt, style)}` : ''}`);
   }
+  if (d.batch) lines.push(...batchLines(d.batch, p.orderId, style));
   lines.push('attempts');
   if (d.attempts.length === 0) lines.push('  none yet');
   for (const a of d.attempts) lines.push(`  #${a.attempt_no}  ${formatInstant(a.created_at, style)}  ${a.outcome}${a.provider_code ? `  ${a.provider_code}` : ''}${a.provider_transfer_id ? `  ${a.provider_transfer_id}` : ''}`);
@@ -184,6 +210,13 @@ export function payoutLines(d: PayoutDetail, webUi: string | null, style: Style)
   if (d.reviewActions.length === 0) lines.push('  none');
   for (const r of d.reviewActions) lines.push(`  ${formatInstant(r.created_at, style)}  ${r.actor}  ${r.action}${r.reference ? ` (reference ${r.reference})` : ''}${r.reason ? `: ${r.reason}` : ''}`);
   return lines;
+}
+
+/** A batch's own payout lists its orders; a member order names its batch. */
+function batchLines(b: BatchWithOrders, shownKey: string, style: Style): string[] {
+  const head = `  ${b.batchId} (${b.schedule}, ${b.status}): ${b.orderCount} orders, ${formatRupees(b.totalPaise)}, window ${formatInstant(b.windowStart, style)} to ${formatInstant(b.cutoffAt, style)}`;
+  if (shownKey !== b.batchId) return ['paid by batch', head, `  its transfer: ${b.payout ? `${b.payout.status}${b.payout.providerTransferId ? ` ${b.payout.providerTransferId}` : ''}` : 'not closed yet'}; payouts show ${b.batchId}`];
+  return ['orders in this batch', head, ...renderTable(['ORDER', 'NET', 'STATUS', 'JOINED'], b.orders.map((o) => [o.orderId, formatRupees(o.amountPaise), o.status, formatInstant(o.joinedAt, style)]), style).map((l) => `  ${l}`)];
 }
 
 export function bulkLines(answer: BulkDecision, style: Style): string[] {

@@ -38,6 +38,8 @@ export interface ProviderCalls {
   send: PayoutCalls['sendDirectTransfer'];
   askProviderLedger: PayoutCalls['resolveUnknownTransfer'];
   checkSettlement: PayoutCalls['checkSettlement'];
+  /** Confirms the order's capture with Razorpay, then joins its batch (a scheduled pair). */
+  joinBatch: PayoutCalls['joinPayoutBatch'];
 }
 
 export function providerBudgetCalls(policy: PayoutPolicy): ProviderCalls {
@@ -48,10 +50,11 @@ export function providerBudgetCalls(policy: PayoutPolicy): ProviderCalls {
     send: writes.sendDirectTransfer,
     askProviderLedger: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads, startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).resolveUnknownTransfer,
     checkSettlement: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads }).checkSettlement,
+    joinBatch: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads }).joinPayoutBatch,
   };
 }
 
 /** The same calls on the workflow's own task queue, as runs recorded before issue 22 replay them. */
 export function workflowQueueCalls(policy: PayoutPolicy): ProviderCalls {
-  return { send: moneyMovingCalls(policy).sendDirectTransfer, askProviderLedger, checkSettlement: remoteDb.checkSettlement };
+  return { send: moneyMovingCalls(policy).sendDirectTransfer, askProviderLedger, checkSettlement: remoteDb.checkSettlement, joinBatch: remoteDb.joinPayoutBatch };
 }

@@ -11,17 +11,24 @@ import type { PayoutRun } from './run';
 
 /** Everything a step needs: the run's state, the policy read at start and the database calls. */
 export interface PayoutContext {
-  input: PayoutWorkflowInput;
+  /** The payout's key: the order id, or a batch's id for a batch's own payout (payoutBatch.ts). */
+  key: string;
+  /** Starts the run afresh with its own input (continue-as-new). */
+  restart: () => Promise<never>;
   run: PayoutRun;
   policy: PayoutPolicy;
-  /** Local activities for runs started after issue 12, remote ones for runs recorded before. */
-  db: PayoutCalls;
+  /** Local activities for runs started after issue 12, remote ones for runs recorded before; a
+   * batch's run claims through claimBatchPayout. */
+  db: PayoutDbCalls;
   /** The calls that reach Razorpay: on the provider budget's task queues for runs started after
    * issue 22, on the workflow's own queue for runs recorded before. */
   provider: ProviderCalls;
   /** Whether a refused listing (429, 5xx) makes the resolver back off exponentially (issue 22). */
   resolverBacksOff: boolean;
 }
+
+/** The database steps the state machine takes. */
+export type PayoutDbCalls = Pick<PayoutCalls, 'readPayout' | 'claimPayout' | 'recordTransferOutcome'>;
 
 /** One step of the state machine: a result ends the run, nothing goes round again. */
 export type PayoutStep = (ctx: PayoutContext) => Promise<PayoutWorkflowResult | undefined>;
@@ -44,19 +51,20 @@ export async function openPayoutRun(input: PayoutWorkflowInput, run: PayoutRun):
   // One patch for the provider budget: the task queues and the resolver's backoff change together.
   const budgeted = patched('payout-provider-budget');
   const provider = budgeted ? providerBudgetCalls(policy) : workflowQueueCalls(policy);
-  const ctx: PayoutContext = { input, run, policy, db, provider, resolverBacksOff: budgeted };
+  const restart = () => continueAsNew<(input: PayoutWorkflowInput) => Promise<PayoutWorkflowResult>>(input);
+  const ctx: PayoutContext = { key: input.orderId, restart, run, policy, db, provider, resolverBacksOff: budgeted };
   run.publish(firstRead !== undefined ? firstRead : await db.readPayout(input.orderId));
   return ctx;
 }
 
 /** Long runs (a long resolve, a slow settlement) start afresh with the same input. */
 export async function continueAsNewIfSuggested(ctx: PayoutContext): Promise<void> {
-  if (workflowInfo().continueAsNewSuggested) await continueAsNew<(input: PayoutWorkflowInput) => Promise<PayoutWorkflowResult>>(ctx.input);
+  if (workflowInfo().continueAsNewSuggested) await ctx.restart();
 }
 
 /** `pending` or `failed`: wait out the backoff, claim (routing and the kill switch at fire time), send. */
 export const claimAndSend: PayoutStep = async (ctx) => {
-  const { run, db, input: { orderId } } = ctx;
+  const { run, db, key: orderId } = ctx;
   await waitForNextAttempt(ctx);
   const resumesBeforeClaim = run.resumes;
   const claim = await db.claimPayout(orderId);
@@ -75,6 +83,14 @@ export const claimAndSend: PayoutStep = async (ctx) => {
     }
     run.publish(claim.payout);
     await waitWhilePaused(ctx, resumesBeforeClaim);
+    return undefined;
+  }
+  if (claim.kind === 'batch_due') {
+    // The pair pays on a schedule: join the batch of the order's window (its capture confirmed
+    // first, on the reads budget); the `batched` step then makes sure the batch's run is there.
+    const joined = await ctx.provider.joinBatch(orderId);
+    run.note('batch', joined.kind === 'joined' ? `joined ${joined.batchId} (cutoff ${joined.cutoffAt})` : `not joined: ${joined.why}`);
+    run.publish(joined.payout);
     return undefined;
   }
   if (claim.kind === 'lost') {
@@ -135,7 +151,7 @@ export const awaitHumanDecision: PayoutStep = async (ctx) => {
   const before = run.payout!;
   await condition(() => run.opsDecision, ctx.policy.humanRecheckMs);
   run.opsDecision = false;
-  const after = await ctx.db.readPayout(ctx.input.orderId);
+  const after = await ctx.db.readPayout(ctx.key);
   const heard = run.signalled;
   run.signalled = null;
   if (heard && after?.status === before.status) run.note('ops', `ignored ${heard.action} by ${heard.actor}: no recorded decision (use the ops API)`);
@@ -144,9 +160,17 @@ export const awaitHumanDecision: PayoutStep = async (ctx) => {
 };
 
 /** A final row: the run ends with what it found. */
-export const finish: PayoutStep = async ({ run, input }) => {
+export const finish: PayoutStep = async ({ run, key }) => {
   const p = run.payout!;
-  return { kind: 'finished', orderId: input.orderId, payoutId: p.id, status: p.status, attempts: p.attempts };
+  return { kind: 'finished', orderId: key, payoutId: p.id, status: p.status, attempts: p.attempts };
+};
+
+/** `batched`: the batch's run pays the order. Make sure it is there (signal-with-start, so a join whose
+ * start was lost still gets one), then end: the order's row takes the batch's final status. */
+export const followBatch: PayoutStep = async ({ run, key }) => {
+  const batch = await remoteDb.startBatchRunFor(key);
+  run.note('batch', `paid by batch ${batch.batchId} at ${batch.cutoffAt}`);
+  return { kind: 'batched', orderId: key, batchId: batch.batchId, cutoffAt: batch.cutoffAt };
 };
 
 /** The step for each status; no row yet is treated as `pending` (the claim finds out). */
@@ -156,14 +180,16 @@ export const STEP_FOR: Record<PayoutStatus, PayoutStep> = {
   accepted: awaitSettlement,
   parked: awaitHumanDecision, review: awaitHumanDecision,
   settled: finish, cancelled: finish, rerouted: finish, offline: finish,
+  batched: followBatch,
 };
 
 /** Sends the claimed transfer once; a failed activity (timeout, dead worker) is an unknown outcome. */
 async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Promise<PayoutView> {
-  const { run, db, input: { orderId } } = ctx;
+  const { run, db, key: orderId } = ctx;
   const req: TransferRequest = {
     payoutId: claimed.id, orderId, linkedAccountId: claimed.linkedAccountId, amountPaise: claimed.amountPaise,
     idempotencyKey: claimed.idempotencyKey, attemptNo: claimed.attempts,
+    ...(claimed.batchId ? { batchId: claimed.batchId } : {}),
   };
   const resumesBeforeSend = run.resumes;
   let sent: TransferSendOutcome;

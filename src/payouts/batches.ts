@@ -1,0 +1,152 @@
+/** Payout batches in PostgreSQL (issue 22 item 4). An order of a pair on an hourly or daily schedule
+ * joins the batch of its window (the window it was paid in, or the next open one once that batch has
+ * closed); at the cutoff the batch closes, its sum is fixed, and a payouts row of its own carries the
+ * ONE transfer for it through the same claim, outcome, resolver and settlement code as an order's.
+ * Joining and closing both lock the batch row (share and update), so no order joins a closed batch,
+ * and `payout_batch_orders`' primary key keeps an order in one batch at most. */
+import type { PayoutView } from '../contracts/payout';
+import { inTransaction, type Db, type Tx } from '../db/pool';
+import { logger } from '../logger';
+import { batchIdOf, nextWindow, windowAt, type BatchSchedule, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
+import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
+import { retryDelayMs } from './rejection';
+
+type RetryPolicy = Parameters<typeof retryDelayMs>[1];
+import { claimPayoutRow, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from './repository';
+
+export type JoinResult =
+  | { kind: 'joined'; payout: PayoutView; batchId: string; cutoffAt: string }
+  /** Not joined (the row moved on, the pair pays per order again, or the capture held it): the run
+   * goes round again on the row as it is now. */
+  | { kind: 'not_joined'; payout: PayoutView | null; why: string };
+
+/** How many closed windows a late order may skip before giving up (a bug, not a load). */
+const MAX_WINDOWS_SKIPPED = 1_000;
+
+interface ScheduledOrderRow {
+  employer_id: string; vendor_id: string; paid_at: Date | null;
+  payout_schedule: PayoutSchedule | null; payout_cutoff_ist: string | null;
+}
+
+/** The batch an order belongs to, if any. */
+export async function batchOfOrder(db: Pick<Db, 'query'>, orderId: string): Promise<{ batchId: string; cutoffAt: string } | null> {
+  const { rows } = await db.query<{ id: string; cutoff_at: Date }>(
+    'SELECT b.id, b.cutoff_at FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id WHERE m.order_id = $1', [orderId]);
+  return rows[0] ? { batchId: rows[0].id, cutoffAt: rows[0].cutoff_at.toISOString() } : null;
+}
+
+/** The open batch for `w` or, if it has closed, the next window's: created if new, held FOR SHARE. */
+async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: string }, first: BatchWindow, dailyCutoff: string): Promise<{ id: string; cutoffAt: Date }> {
+  let w = first;
+  for (let skipped = 0; skipped < MAX_WINDOWS_SKIPPED; skipped += 1, w = nextWindow(w, dailyCutoff)) {
+    const id = batchIdOf(pair, w);
+    await tx.query(
+      `INSERT INTO payout_batches (id, employer_id, vendor_id, schedule, window_start, cutoff_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+      [id, pair.employerId, pair.vendorId, w.schedule, w.start, w.cutoff]);
+    const { rows } = await tx.query<{ status: string }>('SELECT status FROM payout_batches WHERE id = $1 FOR SHARE', [id]);
+    if (rows[0]?.status === 'open') return { id, cutoffAt: w.cutoff };
+  }
+  throw new Error(`no open batch within ${MAX_WINDOWS_SKIPPED} windows of ${first.cutoff.toISOString()}`);
+}
+
+/** The capture check's answer before joining: a confirmation is recorded and lets the join go on
+ * (null); Razorpay's "no" sends the payout to review; no answer backs it off, nothing spent. */
+async function applyCaptureBeforeJoin(tx: Tx, payout: PayoutView, capture: CaptureCheck, policy: RetryPolicy): Promise<JoinResult | null> {
+  const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey };
+  switch (capture.kind) {
+    case 'not_needed':
+      return null;
+    case 'confirmed':
+      await recordCaptureConfirmed(tx, capture.paymentId);
+      return null;
+    case 'not_confirmed':
+      logger.error({ orderId: payout.orderId, payoutId: payout.id, paymentId: capture.paymentId, why: capture.why }, 'not batched: Razorpay does not confirm the capture the order was paid on; the payout goes to review');
+      await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: CAPTURE_NOT_CONFIRMED, raw: { paymentId: capture.paymentId, why: capture.why, payment: capture.payment } });
+      await transition(tx, payout, { type: 'capture_unconfirmed' }, { last_code: CAPTURE_NOT_CONFIRMED });
+      return { kind: 'not_joined', payout: await lockPayout(tx, payout.id, payout.attemptLimit), why: CAPTURE_NOT_CONFIRMED };
+    case 'unavailable':
+      await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: CAPTURE_CHECK_FAILED, raw: capture });
+      await tx.query('UPDATE payouts SET last_code = $2, next_attempt_at = $3 WHERE id = $1',
+        [payout.id, CAPTURE_CHECK_FAILED, new Date(Date.now() + retryDelayMs(payout.attempts + 1, policy))]);
+      return { kind: 'not_joined', payout: await lockPayout(tx, payout.id, payout.attemptLimit), why: CAPTURE_CHECK_FAILED };
+  }
+}
+
+/** Joins the order's payout to its batch, once. `capture`: Razorpay's answer about the order's capture,
+ * asked outside this transaction (captureOfOrderToConfirm, checkCapture). Idempotent: a retry of a
+ * join that committed answers the same batch. */
+export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureCheck, policy: RetryPolicy & { attemptCap: number }): Promise<JoinResult> {
+  return inTransaction(db, async (tx) => {
+    const { rows } = await tx.query<ScheduledOrderRow>(
+      `SELECT o.employer_id, o.vendor_id, o.paid_at, ev.payout_schedule, ev.payout_cutoff_ist::text
+         FROM orders o LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
+        WHERE o.id = $1 FOR SHARE OF o`, [orderId]);
+    const found = await findPayoutByOrder(tx, orderId, policy.attemptCap);
+    const payout = found && (await lockPayout(tx, found.id, policy.attemptCap));
+    const order = rows[0];
+    if (!order || !payout) return { kind: 'not_joined', payout, why: 'no payout for this order' };
+    const member = await batchOfOrder(tx, orderId);
+    if (member) return payout.status === 'batched' ? { kind: 'joined', payout, ...member } : { kind: 'not_joined', payout, why: `in batch ${member.batchId} but ${payout.status}` };
+    const { rows: sent } = await tx.query<{ sent: boolean }>('SELECT key_first_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id]);
+    const schedule = order.payout_schedule ?? 'per_order';
+    if (schedule === 'per_order' || !order.paid_at || sent[0]?.sent || (payout.status !== 'pending' && payout.status !== 'failed')) {
+      return { kind: 'not_joined', payout, why: `payout is ${payout.status} on a ${schedule} schedule` };
+    }
+    const held = await applyCaptureBeforeJoin(tx, payout, capture, policy);
+    if (held) return held;
+    const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
+    const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
+    const batch = await openBatchFrom(tx, pair, windowAt(schedule as BatchSchedule, order.paid_at, dailyCutoff), dailyCutoff);
+    await tx.query('INSERT INTO payout_batch_orders (order_id, batch_id, amount_paise) VALUES ($1, $2, $3)', [orderId, batch.id, payout.amountPaise]);
+    await transition(tx, payout, { type: 'join_batch' }, { next_attempt_at: null, claimed_by_run: null });
+    return { kind: 'joined', payout: await lockPayout(tx, payout.id, policy.attemptCap), batchId: batch.id, cutoffAt: batch.cutoffAt.toISOString() };
+  });
+}
+
+/** Closes the batch (idempotent): no order joins it after this commits, and its sum gets the payouts
+ * row that carries the transfer, keyed by the batch id (also its first idempotency key). Null: the
+ * batch has no orders (nothing to pay). */
+export async function closePayoutBatch(db: Db, batchId: string, attemptCap: number): Promise<PayoutView | null> {
+  return inTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ status: string; vendor_id: string }>('SELECT status, vendor_id FROM payout_batches WHERE id = $1 FOR UPDATE', [batchId]);
+    const batch = rows[0];
+    if (!batch) throw new Error(`batch ${batchId} does not exist`);
+    if (batch.status === 'open') {
+      const { rows: sum } = await tx.query<{ orders: number; paise: string | null; account: string | null }>(
+        `SELECT count(*)::int AS orders, sum(m.amount_paise)::text AS paise,
+                COALESCE((SELECT linked_account_id FROM vendors WHERE id = $2), max(p.linked_account_id)) AS account
+           FROM payout_batch_orders m JOIN payouts p ON p.order_id = m.order_id WHERE m.batch_id = $1`, [batchId, batch.vendor_id]);
+      if ((sum[0]?.orders ?? 0) > 0) {
+        await tx.query(
+          `INSERT INTO payouts (id, order_id, batch_id, vendor_id, linked_account_id, amount_paise, idempotency_key)
+           VALUES (gen_random_uuid(), NULL, $1, $2, $3, $4, $1)`, [batchId, batch.vendor_id, sum[0]!.account, sum[0]!.paise]);
+      }
+      await tx.query(`UPDATE payout_batches SET status = 'closed', closed_at = now() WHERE id = $1`, [batchId]);
+    }
+    return findPayoutByOrder(tx, batchId, attemptCap);
+  });
+}
+
+/** The claim of a batch's own payout: routed at fire time like an order's (a vendor without a linked
+ * account, or a pair no longer paid by platform transfer, reroutes it, and its members are owed
+ * offline), then the same claim as an order's payout. */
+export async function claimBatchPayout(db: Db, batchId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number }): Promise<ClaimResult> {
+  return inTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ id: string; claimed_by_run: string | null; account: string | null; mode: string | null }>(
+      `SELECT p.id, p.claimed_by_run, v.linked_account_id AS account, ev.settlement_mode AS mode
+         FROM payouts p
+         JOIN payout_batches b ON b.id = p.batch_id
+         JOIN vendors v ON v.id = b.vendor_id
+         LEFT JOIN employer_vendor ev ON ev.employer_id = b.employer_id AND ev.vendor_id = b.vendor_id
+        WHERE p.batch_id = $1 FOR UPDATE OF p`, [batchId]);
+    const row = rows[0];
+    if (!row) return { kind: 'no_transfer', reason: 'the batch has not closed with orders to pay', payout: null };
+    let payout = await lockPayout(tx, row.id, opts.attemptCap);
+    if (!row.account || (row.mode ?? 'platform_transfer') !== 'platform_transfer') {
+      if (await transition(tx, payout, { type: 'reroute' })) payout = await lockPayout(tx, row.id, opts.attemptCap);
+      return { kind: 'no_transfer', reason: row.account ? `the pair is now ${row.mode}` : 'the vendor has no linked account', payout };
+    }
+    return claimPayoutRow(tx, payout, { claimedByRun: row.claimed_by_run, linkedAccountId: row.account, ...opts });
+  });
+}

@@ -1,0 +1,173 @@
+/** Payout schedules (issue 22 item 4) against the real Temporal dev server, PostgreSQL and the Razorpay
+ * sandbox: the orders of an hourly pair join one batch, whose run sends ONE transfer for the sum with
+ * the batch id in its notes and as its idempotency key; the members take the batch's final status.
+ * Every assertion about money reads the SANDBOX's ledger. */
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { closeBatchNowSignal, payoutBatchWorkflowId } from '../../src/contracts/payoutBatch';
+import type { Db } from '../../src/db/pool';
+import { windowAt } from '../../src/domain/batchWindow';
+import { closePayoutBatch, joinPayoutBatch } from '../../src/payouts/batches';
+import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
+import type { SandboxControl } from '../../src/sandbox/control';
+import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder, type SeededOrder } from './payoutSeed';
+import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+
+const NET = 8_100;
+
+describe('payouts: hourly and daily batches per employer–vendor pair', () => {
+  let stack: PayoutStack;
+  let db: Db;
+  let control: SandboxControl;
+  const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 800 };
+
+  beforeAll(async () => {
+    stack = await startPayoutStack({
+      name: 'payout-batches',
+      sandbox: { transferProcessingDelayMs: 200 },
+      env: {
+        GATEWAY_TIMEOUT_MS: '1500', PAYOUT_TRANSFER_TIMEOUT_MS: '4000', PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
+        PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_RESOLVER_RETRY_MS: '300', PAYOUT_STALE_CLAIM_MS: '5000', PAYOUT_HUMAN_RECHECK_MS: '60000',
+      },
+    });
+    ({ db } = stack);
+    control = stack.sandbox.control;
+    await control.setPlatformBalance(10_000_000);
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const client = () => stack.temporal.client;
+  const taskQueue = () => stack.config.TEMPORAL_TASK_QUEUE;
+  const runResult = (key: string) => client().workflow.getHandle(payoutWorkflowId(key)).result() as Promise<PayoutWorkflowResult>;
+
+  /** A pair on `schedule` with `n` paid orders (each 8,100 paise net, capture confirmed). */
+  async function scheduledPair(n: number, opts: { schedule?: 'hourly' | 'daily'; accountStatus?: 'activated' | 'suspended' } = {}): Promise<{ account: string; orders: SeededOrder[] }> {
+    const account = await control.createLinkedAccount(opts.accountStatus ? { status: opts.accountStatus } : undefined);
+    const first = await seedPaidOrder(db, { linkedAccountId: account });
+    await db.query('UPDATE employer_vendor SET payout_schedule = $3 WHERE employer_id = $1 AND vendor_id = $2', [first.employerId, first.vendorId, opts.schedule ?? 'hourly']);
+    const orders = [first];
+    for (let i = 1; i < n; i += 1) orders.push(await seedPaidOrder(db, { linkedAccountId: account, pair: first }));
+    return { account, orders };
+  }
+
+  /** Starts each order's run and waits for it to hand the order to its batch. */
+  async function joinAll(orders: SeededOrder[]): Promise<string> {
+    for (const o of orders) await startPayoutWorkflow(client(), taskQueue(), o.orderId);
+    const results = await Promise.all(orders.map((o) => runResult(o.orderId)));
+    const batchIds = new Set(results.map((r) => (r.kind === 'batched' ? r.batchId : `not batched: ${JSON.stringify(r)}`)));
+    expect(batchIds.size).toBe(1);
+    return [...batchIds][0]!;
+  }
+
+  const closeNow = (batchId: string) => client().workflow.getHandle(payoutBatchWorkflowId(batchId)).signal(closeBatchNowSignal, { actor: 'test' });
+  const batchPayout = async (batchId: string) => (await db.query('SELECT * FROM payouts WHERE batch_id = $1', [batchId])).rows[0];
+  const memberStatuses = async (batchId: string) => (await db.query<{ status: string }>(
+    'SELECT p.status FROM payout_batch_orders m JOIN payouts p ON p.order_id = m.order_id WHERE m.batch_id = $1 ORDER BY p.order_id', [batchId])).rows.map((r) => r.status);
+
+  test('when three orders of an hourly pair are paid, then they join one batch and its close sends ONE transfer of the sum, with the batch id as key and note; a forged capture stays out', async () => {
+    const { account, orders } = await scheduledPair(3);
+    // A fourth order "paid" on a payment Razorpay never saw: its capture is not confirmed, so it never joins.
+    const forged = await seedPaidOrder(db, { linkedAccountId: account, pair: orders[0], payment: { confirmed: false } });
+    await startPayoutWorkflow(client(), taskQueue(), forged.orderId);
+    // Its run waits for ops (review), as for any unconfirmed capture.
+    await eventually(() => payoutRow(db, forged.orderId), (r) => r?.status === 'review');
+    expect(await payoutRow(db, forged.orderId)).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED' });
+    expect((await db.query('SELECT 1 FROM payout_batch_orders WHERE order_id = $1', [forged.orderId])).rowCount).toBe(0);
+
+    const batchId = await joinAll(orders);
+    expect(await memberStatuses(batchId)).toEqual(['batched', 'batched', 'batched']);
+    const createsBefore = (await control.callCounts())['transfers.create'] ?? 0;
+    // Nothing is sent before the window closes.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await control.callCounts())['transfers.create'] ?? 0).toBe(createsBefore);
+    expect(await control.transfers({ recipient: account })).toHaveLength(0);
+
+    // Ops see the open batch with the orders inside, and close it now instead of at the cutoff.
+    const ops = opsApi(stack);
+    const listed = await ops('GET', `/ops/batches?vendorId=${orders[0]!.vendorId}`);
+    expect(listed.body.batches).toMatchObject([{ batchId, status: 'open', orderCount: 3, totalPaise: 3 * NET, schedule: 'hourly', payout: null }]);
+    const detail = await ops('GET', `/ops/batches/${batchId}`);
+    expect(detail.body.batch.orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(orders.map((o) => o.orderId).sort());
+    expect((await ops('POST', `/ops/batches/${batchId}/close`, { reason: 'x' })).status).toBe(400);
+    expect((await ops('POST', `/ops/batches/${batchId}/close`, { reason: 'vendor asked for an early payout' })).status).toBe(202);
+    const result = await runResult(batchId);
+    expect(result).toMatchObject({ kind: 'finished', orderId: batchId, status: 'settled', attempts: 1 });
+    const carrier = await batchPayout(batchId);
+    expect(carrier).toMatchObject({ order_id: null, status: 'settled', amount_paise: 3 * NET, attempts: 1 });
+    const transfers = await control.transfers({ recipient: account });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({ amount: 3 * NET, status: 'processed', notes: { transaction_id: carrier.id, batch_id: batchId } });
+    expect((await control.callCounts())['transfers.create']).toBe(createsBefore + 1);
+    expect(await memberStatuses(batchId)).toEqual(['settled', 'settled', 'settled']);
+    expect(await attemptOutcomes(db, carrier.id)).toEqual(['accepted', 'settled']);
+    expect((await ops('POST', `/ops/batches/${batchId}/close`, { reason: 'vendor asked again' })).body.error.code).toBe('batch_not_open');
+    // The member order's payout names its batch; the batch's payout lists its orders.
+    const member = await ops('GET', `/ops/payouts/${orders[0]!.orderId}`);
+    expect(member.body).toMatchObject({ payout: { status: 'settled' }, batch: { batchId, status: 'closed', payout: { status: 'settled', providerTransferId: transfers[0]!.id } } });
+    const own = await ops('GET', `/ops/payouts/${batchId}`);
+    expect(own.body).toMatchObject({ payout: { id: carrier.id, batchId, amountPaise: 3 * NET }, order: null });
+    expect(own.body.batch.orders).toHaveLength(3);
+    const batch = (await db.query('SELECT status, cutoff_at FROM payout_batches WHERE id = $1', [batchId])).rows[0];
+    expect(batch.status).toBe('closed');
+    expect(batch.cutoff_at.toISOString()).toBe(windowAt('hourly', new Date()).cutoff.toISOString());
+    await recordHistory(client(), payoutWorkflowId(orders[0]!.orderId), 'payout-order-joins-batch');
+    await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled');
+  });
+
+  test('when orders join while the batch closes, then each order is in exactly one batch, the closed sum is exactly its members, and a late order goes to the next window', async () => {
+    const { orders } = await scheduledPair(24);
+    const opened = await joinPayoutBatch(db, orders[0]!.orderId, { kind: 'not_needed' }, policy);
+    expect(opened.kind).toBe('joined');
+    const first = opened.kind === 'joined' ? opened.batchId : '';
+    // 22 joins race the close; the last order is paid exactly at the first window's cutoff.
+    const atCutoff = orders[23]!;
+    const cutoff = new Date(opened.kind === 'joined' ? opened.cutoffAt : 0);
+    await db.query('UPDATE orders SET paid_at = $2 WHERE id = $1', [atCutoff.orderId, cutoff]);
+    const [closed, ...joins] = await Promise.all([
+      closePayoutBatch(db, first, policy.attemptCap),
+      ...orders.slice(1).map((o) => joinPayoutBatch(db, o.orderId, { kind: 'not_needed' }, policy)),
+    ]);
+    expect(joins.every((j) => j.kind === 'joined')).toBe(true);
+    const { rows } = await db.query<{ order_id: string; batch_id: string }>('SELECT order_id, batch_id FROM payout_batch_orders WHERE order_id = ANY($1)', [orders.map((o) => o.orderId)]);
+    expect(rows).toHaveLength(24);
+    const inFirst = rows.filter((r) => r.batch_id === first);
+    // The closed batch's payout is the sum of exactly the orders that joined before it closed.
+    expect(Number(closed!.amountPaise)).toBe(inFirst.length * NET);
+    expect((await db.query('SELECT count(*)::int AS n FROM payout_batch_orders WHERE batch_id = $1', [first])).rows[0].n).toBe(inFirst.length);
+    // Every order that missed it went to the next window, and the order paid at the cutoff is never in the first.
+    const next = new Set(rows.filter((r) => r.batch_id !== first).map((r) => r.batch_id));
+    expect(next.size).toBeLessThanOrEqual(1);
+    expect(rows.find((r) => r.order_id === atCutoff.orderId)!.batch_id).not.toBe(first);
+    const later = (await db.query('SELECT window_start FROM payout_batches WHERE id = $1', [rows.find((r) => r.order_id === atCutoff.orderId)!.batch_id])).rows[0];
+    expect(later.window_start.toISOString()).toBe(cutoff.toISOString());
+    // Joining again changes nothing (a retried activity).
+    const again = await joinPayoutBatch(db, orders[1]!.orderId, { kind: 'not_needed' }, policy);
+    expect(again).toMatchObject({ kind: 'joined', batchId: rows.find((r) => r.order_id === orders[1]!.orderId)!.batch_id });
+    // The database itself refuses an order in two batches.
+    await expect(db.query('INSERT INTO payout_batch_orders (order_id, batch_id, amount_paise) VALUES ($1, $2, 1)', [orders[1]!.orderId, first])).rejects.toThrow(/duplicate key/);
+  });
+
+  test('when a batch\'s transfer is rejected for good, then the batch is parked as one payout, and an ops retry through the API pays it once', async () => {
+    const { account, orders } = await scheduledPair(2, { accountStatus: 'suspended' });
+    const batchId = await joinAll(orders);
+    await closeNow(batchId);
+    await eventually(() => batchPayout(batchId), (p) => p?.status === 'parked');
+    expect(await batchPayout(batchId)).toMatchObject({ last_code: 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT', attempts: 1 });
+    expect(await memberStatuses(batchId)).toEqual(['batched', 'batched']);
+    // The ops API takes the batch id where it takes an order id.
+    const ops = opsApi(stack);
+    const shown = await ops('GET', `/ops/payouts/${batchId}`);
+    expect(shown.status).toBe(200);
+    await control.setLinkedAccountStatus(account, 'activated');
+    const reply = await ops('POST', `/ops/payouts/${batchId}/retry`, { reason: 'vendor reactivated' });
+    expect(reply.status).toBe(200);
+    expect(await runResult(batchId)).toMatchObject({ kind: 'finished', status: 'settled', attempts: 2 });
+    const live = (await control.transfers({ recipient: account })).filter((t) => t.status === 'processed');
+    expect(live).toHaveLength(1);
+    expect(live[0]).toMatchObject({ amount: 2 * NET, notes: { batch_id: batchId } });
+    expect(await memberStatuses(batchId)).toEqual(['settled', 'settled']);
+    await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-parked-retried');
+  });
+});
