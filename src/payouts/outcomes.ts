@@ -196,7 +196,9 @@ export async function applyTransferEvidence(tx: Tx, input: TransferEvidenceInput
   const { rows } = await tx.query<{ id: string }>('SELECT id FROM payouts WHERE provider_transfer_id = $1', [input.transfer.id]);
   if (!rows[0]) return null;
   const payout = await lockPayout(tx, rows[0].id, input.policy.attemptCap);
-  if (payout.status !== 'accepted') return { payout, moved: false };
+  // The row was found by the transfer id before its lock: a later attempt may have taken it over
+  // meanwhile (its own transfer accepted). Evidence about an older transfer moves nothing then.
+  if (payout.status !== 'accepted' || payout.providerTransferId !== input.transfer.id) return { payout, moved: false };
   await recordEvidence(tx, payout, input);
   const after = await lockPayout(tx, payout.id, input.policy.attemptCap);
   return { payout: after, moved: after.status !== payout.status };
