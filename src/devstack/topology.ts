@@ -605,10 +605,12 @@ async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what:
 }
 
 /** Employer, vendor (with the linked account) and their pair's terms, through the admin API. */
-export async function seedPair(t: Caller, p: { employerId: string; vendorId: string; linkedAccountId: string | null; commissionBps: number; settlementMode?: string }): Promise<void> {
+export async function seedPair(t: Caller, p: { employerId: string; vendorId: string; linkedAccountId: string | null; commissionBps: number; settlementMode?: string; payoutSchedule?: string }): Promise<void> {
   await callApiOk(t, 'admin', 'POST', '/v1/admin/employers', { id: p.employerId, name: p.employerId });
   await callApiOk(t, 'admin', 'POST', '/v1/admin/vendors', { id: p.vendorId, name: p.vendorId, linkedAccountId: p.linkedAccountId });
-  await callApiOk(t, 'admin', 'PUT', `/v1/admin/employers/${p.employerId}/vendors/${p.vendorId}`, { settlementMode: p.settlementMode ?? 'platform_transfer', commissionBps: p.commissionBps });
+  await callApiOk(t, 'admin', 'PUT', `/v1/admin/employers/${p.employerId}/vendors/${p.vendorId}`, {
+    settlementMode: p.settlementMode ?? 'platform_transfer', commissionBps: p.commissionBps, ...(p.payoutSchedule ? { payoutSchedule: p.payoutSchedule } : {}),
+  });
 }
 
 async function walletBalance(t: Caller, employerId: string): Promise<number> {

@@ -22,6 +22,9 @@ export interface DbLedger {
   paidSettlementLines: Array<{ reference: string; vendorId: string; amountPaise: number; utr: string; membersPaise: number }>;
   /** What a split order's reversals left owed offline (transfer_reversal lines), by order. */
   reversalLines: Map<string, Array<{ reversalId: string; reversedPaise: number; owedPaise: number; open: boolean; paidBy: string | null }>>;
+  /** The batch each order joined (a pair on a schedule), and each such batch with its own payout. */
+  batchOf: Map<string, string>;
+  batches: Map<string, { status: string; members: string[]; payout: { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string } | null }>;
 }
 
 export interface ProviderLedger {
@@ -48,11 +51,14 @@ export interface CheckResult {
   /** Transfers the provider holds that belong to no planned order (a double payment, or worse). */
   unattributed: RzpTransfer[];
   violations: string[];
+  /** The campaign's batches: how many, the orders in them, and the live transfers that paid them. */
+  batches: { count: number; orders: number; liveTransfers: number };
 }
 
 const STUCK_PAYOUT: ReadonlySet<string> = new Set(['pending', 'processing', 'accepted', 'failed']);
 const isLive = (t: RzpTransfer) => t.status === 'processed' && (t.amount_reversed ?? 0) === 0;
-const notesOrder = (t: RzpTransfer): string | null => (t.notes && !Array.isArray(t.notes) && typeof t.notes.order_id === 'string' ? t.notes.order_id : null);
+const noteOf = (t: RzpTransfer, key: 'order_id' | 'batch_id'): string | null => (t.notes && !Array.isArray(t.notes) && typeof t.notes[key] === 'string' ? t.notes[key] as string : null);
+const notesOrder = (t: RzpTransfer): string | null => noteOf(t, 'order_id');
 
 export function checkOrders(histories: OrderHistory[], world: World, db: DbLedger, provider: ProviderLedger): CheckResult {
   const attributed = new Set<string>();
@@ -63,7 +69,13 @@ export function checkOrders(histories: OrderHistory[], world: World, db: DbLedge
     ...verdicts.flatMap((v) => v.violations.map((x) => `${v.history.orderId ?? v.history.planned.clientReference} (${v.history.planned.kind}): ${x}`)),
     ...unattributed.map((t) => `transfer ${t.id} of ${t.amount} paise to ${t.recipient} (${t.status}) belongs to no order of the campaign`),
   ];
-  return { verdicts, unattributed, violations };
+  const batchIds = new Set(db.batchOf.values());
+  const batches = {
+    count: batchIds.size,
+    orders: db.batchOf.size,
+    liveTransfers: provider.transfers.filter((t) => isLive(t) && batchIds.has(noteOf(t, 'batch_id') ?? '')).length,
+  };
+  return { verdicts, unattributed, violations, batches };
 }
 
 function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: ProviderLedger, attributed: Set<string>): OrderVerdict {
@@ -80,7 +92,10 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     v.violations.push('placed, but PostgreSQL has no such order');
     return v;
   }
-  const mine = provider.transfers.filter((t) => (provider.platformAccountSource(t) && notesOrder(t) === orderId) || (h.gatewayOrderId !== null && t.source === h.gatewayOrderId) || h.paymentIds.includes(t.source));
+  const batchId = db.batchOf.get(orderId) ?? null;
+  const mine = provider.transfers.filter((t) => (provider.platformAccountSource(t) && notesOrder(t) === orderId) || (h.gatewayOrderId !== null && t.source === h.gatewayOrderId) || h.paymentIds.includes(t.source)
+    // A batched order is paid by its batch's one transfer, which names the batch.
+    || (batchId !== null && provider.platformAccountSource(t) && noteOf(t, 'batch_id') === batchId));
   for (const t of mine) attributed.add(t.id);
   const live = mine.filter(isLive);
   v.liveTransfers = live.length;
@@ -137,6 +152,8 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     }
     if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== order.vendorNetPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${order.vendorNetPaise}`);
     if (payout?.status === 'settled' && db.openLedger.has(orderId)) v.disagreements.push('settled by transfer, yet listed as owed offline');
+  } else if (exp.transfers === 'batched') {
+    checkBatched(v, db, { orderId, batchId, account, live, netPaise: order.vendorNetPaise });
   } else if (exp.transfers === 'split') {
     // Reversed from the Dashboard: no live transfer; our split row says reversed once it heard, else
     // it still says processed and only recon can tell (reversal-not-in-app, required in recon.ts).
@@ -165,7 +182,8 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
 
   for (const t of live) {
     if (t.recipient !== account) v.disagreements.push(`transfer ${t.id} went to ${t.recipient}, the vendor's account is ${account}`);
-    if (t.amount !== order.vendorNetPaise) v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ vendor net ${order.vendorNetPaise}`);
+    // A batch's transfer pays the sum of its orders (checkBatched).
+    if (t.amount !== order.vendorNetPaise && exp.transfers !== 'batched') v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ vendor net ${order.vendorNetPaise}`);
   }
   if (live.length > v.expectedTransfers) {
     v.duplicates = live.length - v.expectedTransfers;
@@ -189,6 +207,39 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   }
   for (const d of v.disagreements) v.violations.push(d);
   return v;
+}
+
+/** An order of a pair on a schedule: in exactly one batch (the database's key), its own payout settled
+ * by the batch's, and the batch paid by exactly one live transfer (counted by the caller) of exactly the
+ * sum of its members' nets, to the vendor's account, the one our batch payout holds. */
+function checkBatched(v: OrderVerdict, db: DbLedger, o: { orderId: string; batchId: string | null; account: string | null; live: RzpTransfer[]; netPaise: number }): void {
+  v.expectedTransfers = 1;
+  const payout = db.payouts.get(o.orderId);
+  if (!payout) v.violations.push('no payout row');
+  else if (payout.status !== 'settled') {
+    if (payout.status === 'batched' || STUCK_PAYOUT.has(payout.status)) v.stuck = true;
+    v.parked = payout.status === 'parked' || payout.status === 'review';
+    v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned settled by its batch`);
+  }
+  if (payout && payout.amountPaise !== o.netPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${o.netPaise}`);
+  if (!o.batchId) {
+    v.violations.push('in no batch');
+    return;
+  }
+  const batch = db.batches.get(o.batchId);
+  if (!batch?.payout) {
+    v.stuck = true;
+    v.violations.push(`its batch ${o.batchId} is ${batch?.status ?? 'missing'} with no payout of its own`);
+    return;
+  }
+  const sum = batch.members.reduce((s, id) => s + (db.orders.get(id)?.vendorNetPaise ?? Number.NaN), 0);
+  if (batch.payout.amountPaise !== sum) v.disagreements.push(`batch ${o.batchId} pays ${batch.payout.amountPaise}, its ${batch.members.length} orders' nets add up to ${sum}`);
+  if (batch.payout.linkedAccountId !== o.account) v.disagreements.push(`batch ${o.batchId} pays ${batch.payout.linkedAccountId}, the vendor's account is ${o.account}`);
+  if (batch.payout.status === 'settled' && (o.live.length !== 1 || batch.payout.providerTransferId !== o.live[0]!.id)) v.disagreements.push(`batch ${o.batchId} settled by ${batch.payout.providerTransferId}, provider's live transfers: ${o.live.map((t) => t.id).join(', ') || 'none'}`);
+  for (const t of o.live) if (t.amount !== sum) v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ the sum of batch ${o.batchId}'s nets, ${sum}`);
+  const ledger = db.ledger.get(o.orderId);
+  if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== o.netPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${o.netPaise}`);
+  if (db.openLedger.has(o.orderId)) v.disagreements.push('paid by its batch, yet listed as owed offline');
 }
 
 /** A split reversed from the Dashboard, once our rows heard of it: exactly one transfer_reversal line

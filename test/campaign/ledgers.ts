@@ -8,7 +8,7 @@ const n = (v: string | number) => Number(v);
 
 export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedger> {
   const q = async <R extends Record<string, unknown>>(sql: string) => (await db.query<R>(sql, [orderIds])).rows;
-  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines, outside, clawbacks, reversalLines] = await Promise.all([
+  const [orders, payouts, splits, ledger, open, obligations, refunds, members, paidLines, outside, clawbacks, reversalLines, batchMembers] = await Promise.all([
     q<{ id: string; status: string; vendor_id: string; vendor_net_paise: string; subsidy_paise: string; commission_paise: string; total_paise: string }>(
       'SELECT id, status, vendor_id, vendor_net_paise, subsidy_paise, commission_paise, total_paise FROM orders WHERE id = ANY($1)'),
     q<{ order_id: string; status: string; amount_paise: string; provider_transfer_id: string | null; linked_account_id: string; last_code: string | null }>(
@@ -37,7 +37,17 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
               EXISTS (SELECT 1 FROM offline_ledger_open x WHERE x.id = l.id) AS open,
               (SELECT sl.reference FROM settlement_line_members m JOIN settlement_lines sl ON sl.id = m.line_id WHERE m.ledger_id = l.id AND m.active AND sl.status = 'paid') AS paid_by
          FROM transfer_reversals r JOIN offline_ledger l ON l.transfer_reversal_id = r.id WHERE r.split_order_id = ANY($1)`),
+    q<{ order_id: string; batch_id: string; batch_status: string; status: string | null; amount_paise: string | null; provider_transfer_id: string | null; linked_account_id: string | null }>(
+      `SELECT m.order_id, b.id AS batch_id, b.status AS batch_status, p.status, p.amount_paise, p.provider_transfer_id, p.linked_account_id
+         FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id LEFT JOIN payouts p ON p.batch_id = b.id
+        WHERE b.id IN (SELECT batch_id FROM payout_batch_orders WHERE order_id = ANY($1))`),
   ]);
+  const batches: DbLedger['batches'] = new Map();
+  for (const r of batchMembers) {
+    const batch = batches.get(r.batch_id) ?? { status: r.batch_status, members: [], payout: r.status ? { status: r.status, amountPaise: n(r.amount_paise!), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id! } : null };
+    batch.members.push(r.order_id);
+    batches.set(r.batch_id, batch);
+  }
   const reversalsByOrder = new Map<string, DbLedger['reversalLines'] extends Map<string, infer V> ? V : never>();
   for (const r of reversalLines) {
     reversalsByOrder.set(r.order_id, [...(reversalsByOrder.get(r.order_id) ?? []), { reversalId: r.reversal_id, reversedPaise: n(r.reversed_paise), owedPaise: n(r.owed_paise), open: r.open, paidBy: r.paid_by }]);
@@ -55,6 +65,8 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
     clawbacks: new Map(clawbacks.map((r) => [r.order_id, n(r.amount_paise)])),
     paidSettlementLines: paidLines.map((r) => ({ reference: r.reference, vendorId: r.vendor_id, amountPaise: n(r.amount_paise), utr: r.utr, membersPaise: n(r.members_paise) })),
     reversalLines: reversalsByOrder,
+    batchOf: new Map(batchMembers.map((r) => [r.order_id, r.batch_id])),
+    batches,
   };
 }
 
@@ -70,6 +82,8 @@ export async function stillMoving(db: Pool, orderIds: string[], plannedParked: s
      UNION ALL SELECT 'splits expected', count(*) FROM split_transfers WHERE status = 'expected' HAVING count(*) > 0
      UNION ALL SELECT 'refunds ' || status, count(*) FROM refunds WHERE status IN ('requested', 'pending') GROUP BY status
      UNION ALL SELECT 'outbox rows', count(*) FROM payouts_outbox HAVING count(*) > 0
+     UNION ALL SELECT 'orders waiting in a batch', count(*) FROM payouts WHERE status = 'batched' HAVING count(*) > 0
+     UNION ALL SELECT 'open batches', count(*) FROM payout_batches WHERE status = 'open' HAVING count(*) > 0
      UNION ALL SELECT 'reverse_all refunds whose reversals the sweep has not recorded', count(*) FROM refunds r
        WHERE r.reverse_all AND r.status = 'processed' AND r.reversals_checked_at IS NULL AND r.order_id = ANY($1)
          AND NOT EXISTS (SELECT 1 FROM split_transfers s WHERE s.order_id = r.order_id) AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.order_id = r.order_id) HAVING count(*) > 0

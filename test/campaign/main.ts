@@ -18,7 +18,7 @@ import { planCampaign, planDigest, type CampaignPlan } from './plan';
 import { closeTheBooks, type ReconOutcome } from './recon';
 import { giveBankDetails, offlineSettler, type OfflineSettlement } from './offline';
 import { checkRails, type RailResult } from './railChecker';
-import { buildWorld, runWorkload } from './workload';
+import { buildWorld, closeOpenBatches, runWorkload } from './workload';
 
 /** Shorter clocks than production (seconds, not minutes) so that a run quiesces within minutes;
  * the order between the timeouts is the one config enforces. Faults are sized against them. */
@@ -135,6 +135,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   let moving: Record<string, number> = {};
   let lastReport = 0;
   for (;;) {
+    await closeOpenBatches(t, world).catch((err: unknown) => log(`quiesce: could not close the open batches yet: ${String(err)}`));
     moving = await stillMoving(db, orderIds, plannedParked).catch((err: unknown) => ({ [`unreadable: ${String(err)}`]: 1 }));
     if (Object.keys(moving).length === 0) break;
     if (Date.now() > deadline) {
@@ -212,6 +213,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
       ['total', totals.orders, totals.transfers, totals.duplicates, totals.lost, totals.stuck, totals.parked, totals.disagreements],
     ]),
     `unattributed transfers at the provider: ${r.check.unattributed.length}; paid to vendors by transfer: ${formatRupees(paid)}`,
+    `batches (hourly pair; a batched order's transfer above is its batch's): ${r.check.batches.count} batch(es) of ${r.check.batches.orders} order(s), paid by ${r.check.batches.liveTransfers} live transfer(s)`,
     `offline rail: ${r.settlement.rounds} settlement round(s), ${r.settlement.paid.length} line(s) paid (${r.settlement.failed.length} failed and paid again later), ${r.rails.paidOfflineOrders} order(s) paid by settlement (${formatRupees(r.rails.paidOfflinePaise)}), ${r.rails.carriedForwardOrders} carried forward`,
     '',
     'faults that fired (counted, not planned):',

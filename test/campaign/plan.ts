@@ -33,11 +33,12 @@ export const ORDER_KINDS = [
   'dashboard_refund_held', // refunded from the Dashboard while the payout is parked (the vendor's account suspended): held in review, never sent
   'paid_externally', // parked (its own vendor's account suspended), the transfer a lost request made found on the Dashboard: ops mark it paid with that transfer
   'duplicate_receipt_refund', // cancelled then paid, every webhook of it lost: the sweep refunds it, the answer is lost, the retry hears 'duplicate receipt' and the sweep finds the refund by its receipt
+  'batched', // a pair paid hourly: the order joins its window's batch, and one transfer pays the whole batch
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
 /** `own`: a vendor of the order's own, made by the workload (paid_externally). */
-export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut' | 'own';
+export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut' | 'batched' | 'own';
 /** The vendors the world is built with (every one but `own`). */
 export type WorldVendor = Exclude<VendorKey, 'own'>;
 export type EmployerKey = 'main' | 'corporate' | 'offline';
@@ -46,6 +47,8 @@ export type EmployerKey = 'main' | 'corporate' | 'offline';
 export type Expectation =
   | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review' | 'offline'; code?: string; refundedOutside?: 'after_payout' | 'while_parked'; reversedThen?: 'retry' | 'pay_offline'; paidExternally?: true }
   | { transfers: 'split'; reversedFromOutside?: true }
+  /** Paid by its batch's one transfer (the pair is on an hourly schedule). */
+  | { transfers: 'batched' }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
 
@@ -121,6 +124,7 @@ const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
   split: 8, split_duplicate_capture: 3, reversed_split: 3, split_refund_failed_transfer: 3, dashboard_refund_held: 2, paid_externally: 2, duplicate_receipt_refund: 2, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
   cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, reversed_transfer: 4, dashboard_refund: 3, forged_capture: 2,
+  batched: 8,
 };
 
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
@@ -247,6 +251,10 @@ function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number
     case 'reversed_split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split', reversedFromOutside: true } }; }
     case 'split_refund_failed_transfer': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } }; }
     case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
+    // The batched pair's orders: the 99% order, other subsidies online, and wallet payments.
+    case 'batched': return index % 3 === 0
+      ? { ...base, vendor: 'batched', totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'batched' } }
+      : { ...base, vendor: 'batched', ...partial(), paymentMethod: index % 3 === 1 ? 'online' : 'wallet', expect: { transfers: 'batched' } };
   }
 }
 

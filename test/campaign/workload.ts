@@ -87,8 +87,11 @@ export interface OrderHistory {
   ownVendor?: { vendorId: string; account: string; markedWith?: string };
 }
 
-const PAIRS: Array<{ employer: EmployerKey; vendor: WorldVendor; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline' }> = [
+const PAIRS: Array<{ employer: EmployerKey; vendor: WorldVendor; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline'; schedule?: 'hourly' }> = [
   ...(['direct_a', 'direct_b', 'direct_c', 'split', 'nolink', 'flaky', 'shut'] as const).map((vendor) => ({ employer: 'main' as const, vendor, mode: 'platform_transfer' as const })),
+  // Paid on a schedule: its orders join the hour's batch; ops close each batch once the run is quiet
+  // (the campaign is shorter than an hour), as the cutoff would.
+  { employer: 'main', vendor: 'batched', mode: 'platform_transfer', schedule: 'hourly' },
   { employer: 'corporate', vendor: 'direct_a', mode: 'corporate_direct' },
   { employer: 'offline', vendor: 'direct_b', mode: 'manual_offline' },
 ];
@@ -99,14 +102,14 @@ export const COMMISSION_BPS = 1_900;
 export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: string) => void): Promise<World> {
   const tag = `s${plan.seed}`;
   const accounts = {} as Record<WorldVendor, string | null>;
-  for (const key of ['direct_a', 'direct_b', 'direct_c', 'split', 'flaky', 'shut'] as const) {
+  for (const key of ['direct_a', 'direct_b', 'direct_c', 'split', 'flaky', 'shut', 'batched'] as const) {
     accounts[key] = await t.sandbox.createLinkedAccount({ name: `Campaign ${key}`, status: key === 'shut' ? 'suspended' : 'activated' });
   }
   accounts.nolink = null;
   const vendors = Object.fromEntries(Object.keys(accounts).map((k) => [k, `ven_${k}_${tag}`])) as Record<WorldVendor, string>;
   const employers = { main: `emp_main_${tag}`, corporate: `emp_corp_${tag}`, offline: `emp_offline_${tag}` };
   for (const pair of PAIRS) {
-    await seedPair(t, { employerId: employers[pair.employer], vendorId: vendors[pair.vendor], linkedAccountId: accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: pair.mode });
+    await seedPair(t, { employerId: employers[pair.employer], vendorId: vendors[pair.vendor], linkedAccountId: accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: pair.mode, payoutSchedule: pair.schedule });
   }
   await t.sandbox.setPlatformBalance(100_000_000_000);
   for (const key of Object.keys(employers) as EmployerKey[]) {
@@ -134,6 +137,15 @@ export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: st
   }
   log(`world: ${Object.keys(vendors).length} vendors, ${PAIRS.length} pairs, ${Object.keys(employers).length} employers and ${employees.size} employee wallets topped up through the checkout`);
   return { tag, employers, vendors, accounts };
+}
+
+/** Ops close the batched pair's open batches, as each one's cutoff would (the campaign is shorter than
+ * the hour, unless it crosses the top of one): each closes and pays by one transfer. */
+export async function closeOpenBatches(t: Topology, world: World): Promise<number> {
+  const { body } = await callRetrying(t, 'ops', 'GET', `/ops/batches?status=open&vendorId=${world.vendors.batched}`);
+  const open = body.batches as Array<{ batchId: string }>;
+  for (const b of open) await callRetrying(t, 'ops', 'POST', `/ops/batches/${b.batchId}/close`, { reason: 'fault campaign: the run is quiet; its cutoff is later' }, { accept: [409] });
+  return open.length;
 }
 
 /** Places every planned order at its time and takes it down its route; resolves when all are done. */
@@ -313,6 +325,10 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       await t.sandbox.lateAuthorize(failed.id); // a second capture on a paid order: refunded
       return;
     }
+    case 'batched':
+      if (o.paymentMethod === 'wallet') return; // paid at once from the wallet
+      await pay();
+      return;
     default:
       if (!gw) throw new Error(`order ${order.orderId} (${o.kind}) has no checkout`);
       await pay();

@@ -48,8 +48,8 @@ describe('the fault campaign plan', () => {
 describe('the campaign checker', () => {
   const world: World = {
     tag: 't', employers: { main: 'emp_m', corporate: 'emp_c', offline: 'emp_o' },
-    vendors: { direct_a: 'v_a', direct_b: 'v_b', direct_c: 'v_c', split: 'v_s', nolink: 'v_n', flaky: 'v_f', shut: 'v_x' },
-    accounts: { direct_a: 'acc_a', direct_b: 'acc_b', direct_c: 'acc_c', split: 'acc_s', nolink: null, flaky: 'acc_f', shut: 'acc_x' },
+    vendors: { direct_a: 'v_a', direct_b: 'v_b', direct_c: 'v_c', split: 'v_s', nolink: 'v_n', flaky: 'v_f', shut: 'v_x', batched: 'v_h' },
+    accounts: { direct_a: 'acc_a', direct_b: 'acc_b', direct_c: 'acc_c', split: 'acc_s', nolink: null, flaky: 'acc_f', shut: 'acc_x', batched: 'acc_h' },
   };
   const plan = campaignPlan({ orders: 100, seed: 11 });
   const direct = { ...plan.orders.find((o) => o.kind === 'direct_99')!, vendor: 'direct_a' as const };
@@ -62,7 +62,7 @@ describe('the campaign checker', () => {
     orders: new Map([['ord_1', { status: 'paid', vendorId: 'v_a', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }]]),
     payouts: new Map([['ord_1', { status: payoutStatus, amountPaise: 8_100, providerTransferId: transferId, linkedAccountId: 'acc_a', lastCode: null }]]),
     splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
-    settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(), reversalLines: new Map(),
+    settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(), reversalLines: new Map(), batchOf: new Map(), batches: new Map(),
   });
   const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
 
@@ -92,6 +92,44 @@ describe('the campaign checker', () => {
     const stray = checkOrders([history], world, db(), provider([transfer('trf_1'), transfer('trf_9', { notes: { transaction_id: 'x', order_id: 'ord_other' } })]));
     expect(stray.unattributed.map((t) => t.id)).toEqual(['trf_9']);
     expect(stray.violations.join('\n')).toMatch(/trf_9 .* belongs to no order/);
+  });
+
+  describe('orders of a pair paid hourly (one transfer per batch)', () => {
+    const batchedPlan = { ...plan.orders.find((o) => o.kind === 'batched')!, vendor: 'batched' as const };
+    const member = (orderId: string): OrderHistory => ({ planned: { ...batchedPlan, totalPaise: 10_000, subsidyPaise: 9_900 }, orderId, gatewayOrderId: `order_${orderId}`, vendorNetPaise: 8_100, paymentIds: [], retries: 0, error: null });
+    const batchDb = (over: { payout?: { status: string; amountPaise: number; providerTransferId: string | null }; memberStatus?: string } = {}): DbLedger => {
+      const ids = ['ord_h1', 'ord_h2'];
+      return {
+        ...db(),
+        orders: new Map(ids.map((id) => [id, { status: 'paid', vendorId: 'v_h', vendorNetPaise: 8_100, subsidyPaise: 9_900, commissionPaise: 1_900, totalPaise: 10_000 }])),
+        payouts: new Map(ids.map((id) => [id, { status: over.memberStatus ?? 'settled', amountPaise: 8_100, providerTransferId: null, linkedAccountId: 'acc_h', lastCode: null }])),
+        ledger: new Map(ids.map((id) => [id, { route: 'direct_transfer', amountPaise: 8_100 }])),
+        batchOf: new Map(ids.map((id) => [id, 'batch_1'])),
+        batches: new Map([['batch_1', { status: 'closed', members: ids, payout: { status: 'settled', amountPaise: 16_200, providerTransferId: 'trf_b1', linkedAccountId: 'acc_h', ...over.payout } }]]),
+      };
+    };
+    const batchTransfer = (id: string, over: Partial<RzpTransfer> = {}) => transfer(id, { recipient: 'acc_h', amount: 16_200, notes: { transaction_id: 'pb', batch_id: 'batch_1' }, ...over });
+    const check = (ledger: DbLedger, transfers: RzpTransfer[]) => checkOrders([member('ord_h1'), member('ord_h2')], world, ledger, provider(transfers));
+
+    test('one live transfer of the sum, held by the batch\'s payout, pays every member once', () => {
+      const result = check(batchDb(), [batchTransfer('trf_b1')]);
+      expect(result.violations).toEqual([]);
+      expect(result.unattributed).toEqual([]);
+      expect(result.verdicts.map((v) => v.liveTransfers)).toEqual([1, 1]);
+    });
+
+    test('a second transfer for the batch is a duplicate for every member; a transfer short of the sum is a disagreement', () => {
+      const twice = check(batchDb(), [batchTransfer('trf_b1'), batchTransfer('trf_b2')]);
+      expect(twice.verdicts.map((v) => v.duplicates)).toEqual([1, 1]);
+      const short = check(batchDb({ payout: { status: 'settled', amountPaise: 8_100, providerTransferId: 'trf_b1' } }), [batchTransfer('trf_b1', { amount: 8_100 })]);
+      expect(short.violations.join('\n')).toMatch(/batch batch_1 pays 8100, its 2 orders' nets add up to 16200/);
+      expect(short.violations.join('\n')).toMatch(/transfer trf_b1 of 8100 ≠ the sum of batch batch_1's nets, 16200/);
+    });
+
+    test('a member still waiting in its batch with no transfer is stuck, not lost', () => {
+      const waiting = check(batchDb({ memberStatus: 'batched', payout: { status: 'pending', amountPaise: 16_200, providerTransferId: null } }), []);
+      expect(waiting.verdicts.every((v) => v.stuck && !v.lost)).toBe(true);
+    });
   });
 
   describe('across rails (transfers and offline settlement together)', () => {
