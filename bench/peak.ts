@@ -21,13 +21,21 @@
  * - webhook p50/p99 per 10-second window of the peak against a raw `INSERT … ON CONFLICT` route in
  *   the same API process at the same rate just before it;
  * - the API's and the worker's resident memory at the peak's start, its highest, and after the drain;
- * - time from the capture webhook to the payout settled, p50/p95/max. */
+ * - time from the capture webhook to the payout settled, p50/p95/max;
+ * - provider calls per 1,000 orders, by endpoint.
+ *
+ * PEAK_SCHEDULE=hourly runs the same peak with the pair on an hourly schedule (issue 22 item 4): the
+ * orders join the hour's batch, ops close it once the peak is in (as the cutoff would: the bench is
+ * shorter than the hour), and one transfer pays the batch. Run it beside the default per_order run:
+ * the calls per 1,000 orders and the drain time side by side. */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { z } from 'zod';
 import { createSdk } from '../src/gateway/sdkClient';
 import { hmacSha256Hex } from '../src/gateway/signatures';
-import { appChild, closeBenchWorld, startBenchWorld } from './appProcesses';
+import { Client, Connection } from '@temporalio/client';
+import { signalCloseBatchNow } from '../src/payouts/batchStarter';
+import { appChild, closeBenchWorld, startBenchWorld, type BenchWorld } from './appProcesses';
 import { keepAliveAgent, loadAverage, log, openLoop, percentile, ratio, runBench, type OpenLoopResult } from './harness';
 
 const settings = z.object({
@@ -40,6 +48,7 @@ const settings = z.object({
   BENCH_SANDBOX_BURST: z.coerce.number().int().min(1).default(10),
   /** Give up waiting for the drain this long after the peak ends (default: twice the time the budget needs, plus a minute). */
   BENCH_DRAIN_TIMEOUT_S: z.coerce.number().min(1).optional(),
+  PEAK_SCHEDULE: z.enum(['per_order', 'hourly']).default('per_order'),
 }).parse(process.env);
 
 const WINDOW_S = 10;
@@ -82,6 +91,7 @@ async function main(): Promise<void> {
          commission_paise, vendor_net_paise, payment_method, status, gateway_order_id)
        SELECT id, id, 'emp_bench', 'ven_bench', 'e-bench', 10000, 9000, 1000, 1900, 1900, 8100, 'online', 'pending', "gatewayOrderId"
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, "gatewayOrderId" text)`, [JSON.stringify(orders)]);
+    await db.query(`UPDATE employer_vendor SET payout_schedule = $1 WHERE employer_id = 'emp_bench' AND vendor_id = 'ven_bench'`, [settings.PEAK_SCHEDULE]);
     const byGatewayOrder = new Map(orders.map((o) => [o.gatewayOrderId, o.id]));
     const captures = (await sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured').map((e) => {
       const gatewayOrderId = (JSON.parse(e.body) as { payload: { payment: { entity: { order_id: string } } } }).payload.payment.entity.order_id;
@@ -114,6 +124,7 @@ async function main(): Promise<void> {
       request: () => ({ path: '/baseline', body: '{}', headers: { 'content-type': 'application/json', 'x-razorpay-event-id': `evt_raw_${rawSeq++}` } }) });
     log(`baseline (raw INSERT @${rate.toFixed(1)} req/s for ${WINDOW_S} s): p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms, ${baseline.errors} errors; load ${loadAverage()}`);
 
+    const callsBefore = await sandbox.control.callCounts();
     const memory = { api: [] as number[], worker: [] as number[] };
     const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
     const transferTimes: number[] = [];
@@ -139,11 +150,12 @@ async function main(): Promise<void> {
     }
     const peakSeconds = (performance.now() - peakStart) / 1000;
 
+    if (settings.PEAK_SCHEDULE === 'hourly') await closeBatchesOnceJoined(db, services.temporalAddress, env.TEMPORAL_TASK_QUEUE, n);
     const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
     const deadline = Date.now() + drainTimeout;
     let settled = 0;
     while (Date.now() < deadline) {
-      settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled'`)).rows[0]!.n;
+      settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows[0]!.n;
       if (settled >= n) break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
@@ -158,23 +170,46 @@ async function main(): Promise<void> {
     // The only writes during the peak are transfers (orders and payments were made before the limit).
     const refusedWrites = fired['ratelimit:write'] ?? 0;
     const refusedReads = fired['ratelimit:read'] ?? 0;
-    const { rows: settle } = await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled'`);
+    const { rows: settle } = await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`);
+    const callsAfter = await sandbox.control.callCounts();
+    const calls = Object.entries(callsAfter).map(([k, v]) => [k, v - (callsBefore[k] ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+    const totalCalls = calls.reduce((sum, [, v]) => sum + v, 0);
+    const batches = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_batches')).rows[0]!.n;
     const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
     const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
     const p99s = windowResults.map((r) => r.p99);
     const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
 
-    log(`\npeak bench: ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
-    log(`  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
+    log(`\npeak bench (${settings.PEAK_SCHEDULE}${settings.PEAK_SCHEDULE === 'hourly' ? `: ${batches} batch(es)` : ''}): ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
+    log(Number.isNaN(steady)
+      ? `  drain rate: not measured (${transferTimes.length} transfer(s): one per batch)`
+      : `  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
     log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
     log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
     log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
     log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
+    log(`  provider calls per 1,000 orders: ${(totalCalls * 1000 / n).toFixed(0)} (${calls.map(([k, v]) => `${k} ${(v * 1000 / n).toFixed(0)}`).join(', ')})`);
     log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
     agent.destroy();
     if (settled < n) process.exitCode = 1;
   } finally {
     await closeBenchWorld(world, children);
+  }
+}
+
+/** Hourly: once every order has joined its batch, ops close the open batches (POST
+ * /ops/batches/{id}/close sends this same signal), as the cutoff would. */
+async function closeBatchesOnceJoined(db: BenchWorld['db'], temporalAddress: string, taskQueue: string, n: number): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while ((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payout_batch_orders`)).rows[0]!.n < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1_000));
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const { rows } = await db.query<{ id: string; cutoff_at: Date }>(`SELECT id, cutoff_at FROM payout_batches WHERE status = 'open'`);
+    for (const b of rows) await signalCloseBatchNow(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() }, 'bench');
+    log(`closed ${rows.length} open batch(es) once every order had joined; load ${loadAverage()}`);
+  } finally {
+    await connection.close();
   }
 }
 
