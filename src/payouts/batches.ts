@@ -40,9 +40,11 @@ async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: strin
   let w = first;
   for (let skipped = 0; skipped < MAX_WINDOWS_SKIPPED; skipped += 1, w = nextWindow(w, dailyCutoff)) {
     const id = batchIdOf(pair, w);
+    // Any conflict, not only the id's: two first joiners insert the same row at once, and the pair's
+    // (schedule, cutoff) key may be the index that sees the second one first.
     await tx.query(
       `INSERT INTO payout_batches (id, employer_id, vendor_id, schedule, window_start, cutoff_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       [id, pair.employerId, pair.vendorId, w.schedule, w.start, w.cutoff]);
     const { rows } = await tx.query<{ status: string }>('SELECT status FROM payout_batches WHERE id = $1 FOR SHARE', [id]);
     if (rows[0]?.status === 'open') return { id, cutoffAt: w.cutoff };

@@ -43,6 +43,8 @@ export const paidBySchema = z.discriminatedUnion('rail', [
     /** Razorpay's settlement that carried the transfer and its bank UTR, once recon has seen them. */
     settlementId: nullableText,
     utr: nullableText,
+    /** The payout batch whose one transfer pays it (a pair on an hourly or daily schedule). */
+    payoutBatchId: nullableText.optional(),
   }),
   z.object({
     rail: z.literal('split'),

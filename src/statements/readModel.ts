@@ -25,7 +25,7 @@ export async function findVendor(db: Queryable, vendorId: string): Promise<Vendo
 const GATEWAY_SETTLEMENT = `LEFT JOIN LATERAL (
     SELECT r.settlement_id, COALESCE(st.utr, r.settlement_utr) AS utr
       FROM recon_rows r LEFT JOIN settlements st ON st.id = r.settlement_id
-     WHERE r.type = 'transfer' AND r.entity_id = COALESCE(p.provider_transfer_id, s.provider_transfer_id) AND r.settlement_id IS NOT NULL
+     WHERE r.type = 'transfer' AND r.entity_id = COALESCE(p.provider_transfer_id, bp.provider_transfer_id, s.provider_transfer_id) AND r.settlement_id IS NOT NULL
      ORDER BY r.settled_at DESC NULLS LAST, r.id DESC LIMIT 1) g ON true`;
 
 const BATCH_LINE = `LEFT JOIN settlement_line_members m ON m.ledger_id = l.id AND m.active
@@ -40,7 +40,7 @@ interface Row {
   payment_method: string | null; total_paise: number | null; subsidy_paise: number | null; customer_share_paise: number | null;
   commission_paise: number | null; vendor_net_paise: number | null;
   ledger_id: number | null; route: string | null; ledger_paise: number | null; ledger_open: boolean; refund_id: string | null;
-  payout_status: string | null; payout_paise: number | null; payout_transfer_id: string | null; external_reference: string | null;
+  payout_status: string | null; payout_paise: number | null; payout_transfer_id: string | null; external_reference: string | null; payout_batch_id: string | null;
   split_status: string | null; split_paise: number | null; split_transfer_id: string | null;
   obligation_paise: number | null;
   batch_id: string | null; reference: string | null; line_status: string | null; line_utr: string | null; line_paid_on: string | null;
@@ -54,13 +54,17 @@ export async function readStatementRows(db: Queryable, vendorId: string, period:
     `SELECT 'order' AS kind, o.id AS order_id, o.paid_at AS at, o.employer_id,
             o.payment_method, o.total_paise, o.subsidy_paise, o.customer_share_paise, o.commission_paise, o.vendor_net_paise,
             ${LEDGER_AND_BATCH_COLUMNS}, NULL AS refund_id,
-            p.status AS payout_status, p.amount_paise AS payout_paise, p.provider_transfer_id AS payout_transfer_id, p.external_reference,
+            p.status AS payout_status, p.amount_paise AS payout_paise, COALESCE(p.provider_transfer_id, bp.provider_transfer_id) AS payout_transfer_id,
+            COALESCE(p.external_reference, bp.external_reference) AS external_reference, bm.batch_id AS payout_batch_id,
             s.status AS split_status, s.amount_paise AS split_paise, s.provider_transfer_id AS split_transfer_id,
             ob.amount_paise AS obligation_paise, g.settlement_id, g.utr AS settlement_utr
        FROM orders o
        LEFT JOIN offline_ledger l ON l.order_id = o.id
        ${BATCH_LINE}
        LEFT JOIN payouts p ON p.order_id = o.id
+       -- An order paid by its batch: the batch's own payout holds the transfer.
+       LEFT JOIN payout_batch_orders bm ON bm.order_id = o.id
+       LEFT JOIN payouts bp ON bp.batch_id = bm.batch_id
        LEFT JOIN split_transfers s ON s.order_id = o.id
        LEFT JOIN vendor_obligations ob ON ob.order_id = o.id
        ${GATEWAY_SETTLEMENT}
@@ -69,7 +73,7 @@ export async function readStatementRows(db: Queryable, vendorId: string, period:
      SELECT 'refund_clawback', l.clawback_order_id, l.created_at, l.employer_id,
             NULL, NULL, NULL, NULL, NULL, NULL,
             ${LEDGER_AND_BATCH_COLUMNS}, l.outside_refund_id,
-            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
        FROM offline_ledger l
        ${BATCH_LINE}
       WHERE l.vendor_id = $1 AND l.route = 'refund_clawback' AND l.created_at >= $2 AND l.created_at < $3`,
@@ -89,7 +93,7 @@ function toStatementRow(r: Row): StatementRow {
       : null,
     ledger: r.ledger_id === null ? null : { route: r.route!, amountPaise: r.ledger_paise!, open: r.ledger_open },
     refundId: r.refund_id,
-    payout: r.payout_status === null ? null : { status: r.payout_status, amountPaise: r.payout_paise!, transferId: r.payout_transfer_id, externalReference: r.external_reference },
+    payout: r.payout_status === null ? null : { status: r.payout_status, amountPaise: r.payout_paise!, transferId: r.payout_transfer_id, externalReference: r.external_reference, batchId: r.payout_batch_id },
     split: r.split_status === null ? null : { status: r.split_status, amountPaise: r.split_paise!, transferId: r.split_transfer_id },
     obligationPaise: r.obligation_paise,
     batchLine: r.batch_id === null ? null : { batchId: r.batch_id, reference: r.reference!, status: r.line_status!, utr: r.line_utr, paidOn: r.line_paid_on },

@@ -25,7 +25,8 @@ export interface StatementRow {
   order: { paymentMethod: string; totalPaise: number; subsidyPaise: number; customerSharePaise: number; commissionPaise: number; vendorNetPaise: number } | null;
   ledger: { route: string; amountPaise: number; open: boolean } | null;
   refundId: string | null;
-  payout: { status: string; amountPaise: number; transferId: string | null; externalReference: string | null } | null;
+  /** `batchId`: the payout batch that pays it; `transferId` is then the batch's transfer. */
+  payout: { status: string; amountPaise: number; transferId: string | null; externalReference: string | null; batchId?: string | null } | null;
   split: { status: string; amountPaise: number; transferId: string | null } | null;
   obligationPaise: number | null;
   /** The settlement batch line the ledger line is an active member of. */
@@ -35,7 +36,8 @@ export interface StatementRow {
 }
 
 const IN_FLIGHT = new Set(['processing', 'accepted']);
-const AWAITING = new Set(['pending', 'failed', 'parked', 'review']);
+/** `batched`: in a batch whose transfer has not paid it yet. */
+const AWAITING = new Set(['pending', 'failed', 'parked', 'review', 'batched']);
 
 export function paidByOf(row: StatementRow): PaidBy {
   const ledger = row.ledger;
@@ -45,7 +47,10 @@ export function paidByOf(row: StatementRow): PaidBy {
   const gateway = { settlementId: row.gatewaySettlement?.settlementId ?? null, utr: row.gatewaySettlement?.utr ?? null };
   const payout = row.payout;
   if (payout) {
-    const base = { rail: 'transfer' as const, payoutStatus: payout.status, amountPaise: payout.amountPaise, transferId: payout.transferId, externalReference: payout.externalReference, ...gateway };
+    const base = {
+      rail: 'transfer' as const, payoutStatus: payout.status, amountPaise: payout.amountPaise, transferId: payout.transferId, externalReference: payout.externalReference, ...gateway,
+      ...(payout.batchId ? { payoutBatchId: payout.batchId } : {}),
+    };
     if (payout.status === 'settled') return { ...base, status: 'settled' };
     if (IN_FLIGHT.has(payout.status)) return { ...base, status: 'in_flight' };
     if (AWAITING.has(payout.status)) return { ...base, status: 'awaiting' };
@@ -84,11 +89,13 @@ function railWords(p: PaidBy): string {
   const settlement = (s: { settlementId: string | null; utr: string | null }) =>
     (s.settlementId ? `; Razorpay settlement ${s.settlementId}${s.utr ? `, UTR ${s.utr}` : ', UTR not known yet'}` : '; not in a Razorpay settlement recon has seen yet');
   switch (p.rail) {
-    case 'transfer':
+    case 'transfer': {
+      const batch = p.payoutBatchId ? ` (batch ${p.payoutBatchId}: one transfer for the window's orders)` : '';
       if (p.status === 'settled') {
-        return p.transferId ? `transfer ${p.transferId} settled${settlement(p)}` : `paid outside the app (reference ${p.externalReference ?? 'none'})`;
+        return p.transferId ? `transfer ${p.transferId} settled${batch}${settlement(p)}` : `paid outside the app (reference ${p.externalReference ?? 'none'})${batch}`;
       }
-      return p.status === 'in_flight' ? `transfer${id(p.transferId)} sent, not settled yet (payout ${p.payoutStatus})` : `transfer not sent yet (payout ${p.payoutStatus})`;
+      return p.status === 'in_flight' ? `transfer${id(p.transferId)} sent, not settled yet (payout ${p.payoutStatus})${batch}` : `transfer not sent yet (payout ${p.payoutStatus})${batch}`;
+    }
     case 'split':
       return p.status === 'processed' ? `Route split${id(p.transferId)} processed${settlement(p)}` : 'Route split on the payment, not confirmed yet';
     case 'offline': {

@@ -6,6 +6,7 @@ import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts
 import { closeBatchNowSignal, payoutBatchWorkflowId } from '../../src/contracts/payoutBatch';
 import type { Db } from '../../src/db/pool';
 import { windowAt } from '../../src/domain/batchWindow';
+import { istDateOf } from '../../src/domain/calendar';
 import { closePayoutBatch, joinPayoutBatch } from '../../src/payouts/batches';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
@@ -109,6 +110,16 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     const own = await ops('GET', `/ops/payouts/${batchId}`);
     expect(own.body).toMatchObject({ payout: { id: carrier.id, batchId, amountPaise: 3 * NET }, order: null });
     expect(own.body.batch.orders).toHaveLength(3);
+    // The vendor's statement: each order paid by the batch's one transfer, named with its batch.
+    const day = istDateOf(new Date());
+    const statement = await (await fetch(`${stack.apiUrl}/v1/vendors/${orders[0]!.vendorId}/statement?from=${day}&to=${day}`, { headers: stack.keys.finance })).json() as {
+      lines: Array<{ orderId: string; paidBy: { rail: string; status: string; transferId: string | null; payoutBatchId?: string | null }; howPaid: string }>;
+      totals: { transfer: { settledPaise: number }; vendorNetPaise: number };
+    };
+    const paidByBatch = statement.lines.filter((l) => orders.some((o) => o.orderId === l.orderId));
+    expect(paidByBatch.map((l) => l.paidBy)).toEqual(orders.map(() => expect.objectContaining({ rail: 'transfer', status: 'settled', transferId: transfers[0]!.id, payoutBatchId: batchId })));
+    expect(paidByBatch[0]!.howPaid).toContain(`transfer ${transfers[0]!.id} settled (batch ${batchId}`);
+    expect(statement.totals.transfer.settledPaise).toBe(3 * NET);
     const batch = (await db.query('SELECT status, cutoff_at FROM payout_batches WHERE id = $1', [batchId])).rows[0];
     expect(batch.status).toBe('closed');
     expect(batch.cutoff_at.toISOString()).toBe(windowAt('hourly', new Date()).cutoff.toISOString());

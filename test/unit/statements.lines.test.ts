@@ -38,6 +38,17 @@ describe('vendor statement lines', () => {
     expect(statementLineOf(row({ payout: payout('cancelled', null) }))).toMatchObject({ paidBy: { rail: 'not_owed', amountPaise: 8_100 }, howPaid: 'payout cancelled by ops: not owed' });
   });
 
+  test('when a payout batch pays the order, then the line is its batch\'s transfer, named with the batch; waiting in the batch is awaiting', () => {
+    const batchId = 'batch_0123456789abcdef0123456789';
+    const settled = statementLineOf(row({ payout: { ...payout('settled'), batchId } }));
+    expect(settled.paidBy).toMatchObject({ rail: 'transfer', status: 'settled', transferId: 'trf_AAAAAAAAAAAAAA', payoutBatchId: batchId });
+    expect(settled.howPaid).toBe(`transfer trf_AAAAAAAAAAAAAA settled (batch ${batchId}: one transfer for the window's orders); not in a Razorpay settlement recon has seen yet`);
+    const waiting = statementLineOf(row({ payout: { ...payout('batched', null), batchId } }));
+    expect(waiting).toMatchObject({ paidBy: { rail: 'transfer', status: 'awaiting', payoutStatus: 'batched' }, howPaid: `transfer not sent yet (payout batched) (batch ${batchId}: one transfer for the window's orders)` });
+    // An order's own payout carries no batch id.
+    expect(statementLineOf(row({ payout: payout('settled') })).paidBy).not.toHaveProperty('payoutBatchId');
+  });
+
   test('when the open offline ledger lists a line, then it is owed offline: in an open batch line, or not yet in one', () => {
     const offlinePayout = { payout: payout('offline', null), ledger: { route: 'direct_transfer', amountPaise: 8_100, open: true } };
     expect(statementLineOf(row(offlinePayout))).toMatchObject({ paidBy: { rail: 'offline', status: 'owed', amountPaise: 8_100, batchId: null }, howPaid: 'still owed ₹81.00 offline' });
