@@ -8,6 +8,12 @@ export const PAYOUT_SCHEDULES = ['per_order', 'hourly', 'daily'] as const;
 export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 export type BatchSchedule = Exclude<PayoutSchedule, 'per_order'>;
 
+/** Whether an order's payout joins its pair's batch instead of being claimed: the pair pays on a
+ * schedule, the payout is open for a claim, and its key never went out (one that did goes on alone). */
+export function joinsBatch(p: { schedule: PayoutSchedule | null; status: string; keySent: boolean }): p is { schedule: BatchSchedule; status: string; keySent: false } {
+  return p.schedule !== null && p.schedule !== 'per_order' && (p.status === 'pending' || p.status === 'failed') && !p.keySent;
+}
+
 const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -7,7 +7,7 @@
 import type { PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { logger } from '../logger';
-import { batchIdOf, nextWindow, windowAt, type BatchSchedule, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
+import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
 import { retryDelayMs } from './rejection';
 
@@ -91,15 +91,16 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     const member = await batchOfOrder(tx, orderId);
     if (member) return payout.status === 'batched' ? { kind: 'joined', payout, ...member } : { kind: 'not_joined', payout, why: `in batch ${member.batchId} but ${payout.status}` };
     const { rows: sent } = await tx.query<{ sent: boolean }>('SELECT key_first_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id]);
-    const schedule = order.payout_schedule ?? 'per_order';
-    if (schedule === 'per_order' || !order.paid_at || sent[0]?.sent || (payout.status !== 'pending' && payout.status !== 'failed')) {
-      return { kind: 'not_joined', payout, why: `payout is ${payout.status} on a ${schedule} schedule` };
+    const rule = { schedule: order.payout_schedule, status: payout.status, keySent: !!sent[0]?.sent };
+    if (!joinsBatch(rule) || !order.paid_at) {
+      return { kind: 'not_joined', payout, why: `payout is ${payout.status} on a ${order.payout_schedule ?? 'per_order'} schedule` };
     }
+    const schedule = rule.schedule;
     const held = await applyCaptureBeforeJoin(tx, payout, capture, policy);
     if (held) return held;
     const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
     const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
-    const batch = await openBatchFrom(tx, pair, windowAt(schedule as BatchSchedule, order.paid_at, dailyCutoff), dailyCutoff);
+    const batch = await openBatchFrom(tx, pair, windowAt(schedule, order.paid_at, dailyCutoff), dailyCutoff);
     await tx.query('INSERT INTO payout_batch_orders (order_id, batch_id, amount_paise) VALUES ($1, $2, $3)', [orderId, batch.id, payout.amountPaise]);
     await transition(tx, payout, { type: 'join_batch' }, { next_attempt_at: null, claimed_by_run: null });
     return { kind: 'joined', payout: await lockPayout(tx, payout.id, policy.attemptCap), batchId: batch.id, cutoffAt: batch.cutoffAt.toISOString() };

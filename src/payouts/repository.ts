@@ -8,7 +8,7 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { payableRouteFor } from '../moneyin/orderRules';
 import { balanceGate } from './balanceWall';
-import type { PayoutSchedule } from '../domain/batchWindow';
+import { joinsBatch, type PayoutSchedule } from '../domain/batchWindow';
 import { isTerminal, requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
@@ -231,8 +231,7 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
     }
     // A pair on an hourly or daily schedule: an order whose key never went out joins its batch
     // instead (after its capture is confirmed: batches.ts); one that already sent goes on alone.
-    const scheduled = order.payout_schedule && order.payout_schedule !== 'per_order';
-    if (scheduled && (payout.status === 'pending' || payout.status === 'failed') && !existing.rows[0]?.key_first_sent_at) {
+    if (joinsBatch({ schedule: order.payout_schedule, status: payout.status, keySent: !!existing.rows[0]?.key_first_sent_at })) {
       return { kind: 'batch_due', payout };
     }
     return claimPayoutRow(tx, payout, { claimedByRun, linkedAccountId: route.linkedAccountId, ...opts });

@@ -7,14 +7,9 @@
  * payout/run.ts; how each activity is called in payout/proxies.ts. */
 import type { PayoutWorkflowInput, PayoutWorkflowResult } from '../contracts/payout';
 import { PayoutRun } from './payout/run';
-import { continueAsNewIfSuggested, openPayoutRun, STEP_FOR } from './payout/steps';
+import { openPayoutRun, runPayoutSteps } from './payout/steps';
 
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
   const run = new PayoutRun(input.orderId);
-  const ctx = await openPayoutRun(input, run);
-  for (;;) {
-    await continueAsNewIfSuggested(ctx);
-    const result = await STEP_FOR[run.payout?.status ?? 'pending'](ctx);
-    if (result) return result;
-  }
+  return runPayoutSteps(await openPayoutRun(input, run));
 }

@@ -9,7 +9,7 @@ import type { PayoutWorkflowResult } from '../contracts/payout';
 import { batchOrderJoinedSignal, closeBatchNowSignal, type PayoutBatchWorkflowInput } from '../contracts/payoutBatch';
 import { PayoutRun } from './payout/run';
 import { localDb, providerBudgetCalls } from './payout/proxies';
-import { continueAsNewIfSuggested, STEP_FOR, type PayoutContext } from './payout/steps';
+import { runPayoutSteps, type PayoutContext } from './payout/steps';
 
 export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Promise<PayoutWorkflowResult> {
   const run = new PayoutRun(input.batchId);
@@ -38,9 +38,5 @@ export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Prom
     resolverBacksOff: true,
   };
   run.publish(closed);
-  for (;;) {
-    await continueAsNewIfSuggested(ctx);
-    const result = await STEP_FOR[run.payout?.status ?? 'pending'](ctx);
-    if (result) return result;
-  }
+  return runPayoutSteps(ctx);
 }

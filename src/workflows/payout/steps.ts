@@ -62,6 +62,15 @@ export async function continueAsNewIfSuggested(ctx: PayoutContext): Promise<void
   if (workflowInfo().continueAsNewSuggested) await ctx.restart();
 }
 
+/** Takes the run from the row it last published to its result, one step per status. */
+export async function runPayoutSteps(ctx: PayoutContext): Promise<PayoutWorkflowResult> {
+  for (;;) {
+    await continueAsNewIfSuggested(ctx);
+    const result = await STEP_FOR[ctx.run.payout?.status ?? 'pending'](ctx);
+    if (result) return result;
+  }
+}
+
 /** `pending` or `failed`: wait out the backoff, claim (routing and the kill switch at fire time), send. */
 export const claimAndSend: PayoutStep = async (ctx) => {
   const { run, db, key: orderId } = ctx;
