@@ -31,3 +31,19 @@ export async function isListening(host: string, port: number): Promise<boolean> 
     socket.once('error', () => { socket.destroy(); resolve(false); });
   });
 }
+
+/** A free loopback port in [20000, 32767]: Temporal stores a service's membership port in a
+ * PostgreSQL smallint, and the kernel's ephemeral ports (freePort) start above it at 32768. */
+export async function freeSmallintPort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port in 20000-32767 after 50 tries');
+}

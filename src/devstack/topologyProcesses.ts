@@ -1,6 +1,7 @@
-/** Child processes of the production topology (src/devstack/topology.ts): each one is Node itself
- * with tsx's loader (`node --import tsx file.ts`, never the `tsx` wrapper, so a signal reaches the
- * program and not a launcher), in its own process group (the terminal's Ctrl-C reaches only the
+/** Child processes of the production topology (src/devstack/topology.ts): an app process is Node
+ * itself with tsx's loader (`node --import tsx file.ts`, never the `tsx` wrapper, so a signal reaches
+ * the program and not a launcher); a server (the Temporal cluster's services) is its binary. Each
+ * runs in its own process group (the terminal's Ctrl-C reaches only the
  * topology, which stops its children in order; a signal to the group also reaches anything the
  * child started, such as esbuild's service), its stdout and stderr appended to `<logDir>/<name>.log`
  * and the last 64 KiB kept in memory for error messages. */
@@ -11,18 +12,29 @@ import { PRIVATE_FILE_MODE } from './privateFiles';
 
 const TAIL_BYTES = 64 * 1024;
 
-export interface NodeProcessSpec {
+export interface ProcessSpec {
   /** Also the log file's name: `<logDir>/<name>.log`. */
   name: string;
-  /** The script, relative to `cwd` (e.g. `src/worker.ts`), and its arguments. */
-  script: string;
-  args?: string[];
+  /** The executable and its arguments. */
+  command: string;
+  args: string[];
   cwd: string;
   /** The whole environment of the process: nothing else is inherited. */
   env: NodeJS.ProcessEnv;
   logDir: string;
   /** Its stdout carries a secret (a minted API key): kept out of the log file and the tail. */
   secretStdout?: boolean;
+}
+
+export interface NodeProcessSpec extends Omit<ProcessSpec, 'command' | 'args'> {
+  /** The script, relative to `cwd` (e.g. `src/worker.ts`), and its arguments. */
+  script: string;
+  args?: string[];
+}
+
+/** `node --import tsx <script> <args>`. */
+export function nodeProcessSpec(spec: NodeProcessSpec): ProcessSpec {
+  return { ...spec, command: process.execPath, args: ['--import', 'tsx', spec.script, ...(spec.args ?? [])] };
 }
 
 export interface ProcessExit { code: number | null; signal: NodeJS.Signals | null }
@@ -48,14 +60,13 @@ export class ManagedProcess {
   private tail = '';
   private readonly listeners = new Set<(text: string) => void>();
 
-  constructor(spec: NodeProcessSpec) {
+  constructor(spec: ProcessSpec) {
     this.name = spec.name;
     fs.mkdirSync(spec.logDir, { recursive: true });
     this.logFile = path.join(spec.logDir, `${spec.name}.log`);
     const log = fs.createWriteStream(this.logFile, { flags: 'a', mode: PRIVATE_FILE_MODE });
-    const argv = ['--import', 'tsx', spec.script, ...(spec.args ?? [])];
-    this.child = spawn(process.execPath, argv, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    log.write(`--- ${new Date().toISOString()} started pid ${this.child.pid ?? '?'}: node ${argv.join(' ')}\n`);
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    log.write(`--- ${new Date().toISOString()} started pid ${this.child.pid ?? '?'}: ${path.basename(spec.command)} ${spec.args.join(' ')}\n`);
     if (spec.secretStdout) log.write('(stdout withheld from this log: it carries a secret)\n');
     const take = (chunk: Buffer) => {
       const text = chunk.toString();
@@ -147,15 +158,19 @@ export class ManagedProcess {
   }
 }
 
-export function startNodeProcess(spec: NodeProcessSpec): ManagedProcess {
+export function startProcess(spec: ProcessSpec): ManagedProcess {
   return new ManagedProcess(spec);
+}
+
+export function startNodeProcess(spec: NodeProcessSpec): ManagedProcess {
+  return startProcess(nodeProcessSpec(spec));
 }
 
 /** Runs a one-shot process (migrations, a CLI command) to completion; its stdout, or an error with
  * its output when it exits non-zero or outlives `timeoutMs` (then it is killed). `onSpawn` gets the
  * process at once (so that a caller stopping everything can stop it too). */
-export async function runNodeProcess(spec: NodeProcessSpec, timeoutMs = 120_000, onSpawn?: (proc: ManagedProcess) => void): Promise<string> {
-  const proc = startNodeProcess(spec);
+export async function runProcess(spec: ProcessSpec, timeoutMs = 120_000, onSpawn?: (proc: ManagedProcess) => void): Promise<string> {
+  const proc = startProcess(spec);
   onSpawn?.(proc);
   let stdout = '';
   proc.child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -164,6 +179,10 @@ export async function runNodeProcess(spec: NodeProcessSpec, timeoutMs = 120_000,
   clearTimeout(timer);
   if (exit.code !== 0) throw proc.failure(exit.signal === 'SIGKILL' ? `was killed after ${timeoutMs} ms` : `failed (code ${exit.code}, signal ${exit.signal})`);
   return stdout;
+}
+
+export function runNodeProcess(spec: NodeProcessSpec, timeoutMs = 120_000, onSpawn?: (proc: ManagedProcess) => void): Promise<string> {
+  return runProcess(nodeProcessSpec(spec), timeoutMs, onSpawn);
 }
 
 export interface ReadyOptions {

@@ -1,7 +1,9 @@
 /** Calls the campaign makes as a real client would: through the load balancer with a role's key,
  * retried (same request, same idempotency reference) while the system answers 5xx or not at all —
  * an API whose PostgreSQL or Temporal is restarting, a gateway fault behind it. */
-import { callApi, type ApiAnswer, type Topology, type TopologyRole } from '../../src/devstack/topology';
+import type { TopologyRole } from '../../src/devstack/topologyEnv';
+import { callApi, type ApiAnswer } from '../../src/devstack/topologyScenario';
+import type { Topology } from '../../src/devstack/topologyTypes';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { PAYOUT_WORKFLOW_TYPE } from '../../src/contracts/payout';
 import { freePort } from '../../src/devstack/ports';
-import type { Topology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import { seededRandom } from '../../src/sandbox/faults';
 import { callRetrying, eventually, sleep } from './calls';
 import type { CampaignPlan, PlannedFault } from './plan';

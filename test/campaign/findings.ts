@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import type { Topology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import type { OrderVerdict } from './checker';
 
 const TABLES: Array<{ name: string; sql: string }> = [

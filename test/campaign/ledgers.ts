@@ -1,7 +1,7 @@
 /** Reading the two ledgers the checker judges by: PostgreSQL (our books) and the sandbox (the
  * provider's), and the quiesce probe: what is still moving. */
 import type { Pool } from 'pg';
-import type { Topology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import type { DbLedger, ProviderLedger } from './checker';
 
 const n = (v: string | number) => Number(v);

@@ -6,7 +6,8 @@
  * any violation, with the seed to repeat the run. `--plan-only` prints the plan and its digest. */
 import { Client, Connection } from '@temporalio/client';
 import { Pool } from 'pg';
-import { startTopology, type Topology } from '../../src/devstack/topology';
+import { startTopology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import { istDateOf } from '../../src/domain/calendar';
 import { formatRupees } from '../../src/domain/money';
 import { sleep } from './calls';

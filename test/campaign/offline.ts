@@ -5,7 +5,7 @@
  * What was paid is recorded for the checker; nothing here decides whether the system was right. */
 import { istDateOf } from '../../src/domain/calendar';
 import { plainRupees } from '../../src/domain/money';
-import type { Topology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import { callRetrying, sleep } from './calls';
 import type { WorldVendor } from './plan';
 import type { World } from './workload';

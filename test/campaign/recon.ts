@@ -2,7 +2,7 @@
  * planted discrepancies), finance imports the bank statement and runs recon over the campaign's
  * days through the finance API. Every open exception must be one the seed planted, with its reason. */
 import { istDateOf, settlementDueDate } from '../../src/domain/calendar';
-import type { Topology } from '../../src/devstack/topology';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import { callRetrying, sleep } from './calls';
 import type { CampaignPlan } from './plan';
 import type { OrderHistory } from './workload';

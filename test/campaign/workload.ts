@@ -4,7 +4,9 @@
  * and late-authorised payments, cash confirmation, cancellation). What happened is recorded in the
  * order's history for the checker; nothing here decides whether the system was right. */
 import { hmacSha256Hex } from '../../src/gateway/signatures';
-import { SANDBOX_SECRETS, seedPair, topUpEmployer, type Topology } from '../../src/devstack/topology';
+import { SANDBOX_SECRETS } from '../../src/devstack/topologyEnv';
+import { seedPair, topUpEmployer } from '../../src/devstack/topologyScenario';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import type { RzpTransfer } from '../../src/gateway/types';
 import type { OrderView } from '../../src/moneyin/orderView';
 import { callRetrying, sleep } from './calls';

@@ -12,9 +12,9 @@ import { promisify } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { payoutWorkflowId } from '../../src/contracts/payout';
 import { createPool, inTransaction, type Db } from '../../src/db/pool';
-import {
-  callApiOk, placeOrder, seedPair, startTopology, topUpEmployer, waitForPayout, type Topology,
-} from '../../src/devstack/topology';
+import { startTopology } from '../../src/devstack/topology';
+import { callApiOk, placeOrder, seedPair, topUpEmployer, waitForPayout } from '../../src/devstack/topologyScenario';
+import type { Topology } from '../../src/devstack/topologyTypes';
 import { installTemporalCli } from '../../src/devstack/temporal';
 import { markPaid } from '../../src/moneyin/markPaid';
 import { SCHEDULE_IDS } from '../../src/wiring';
@@ -45,7 +45,12 @@ async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, ms
   }
 }
 
-describe('the production topology: separate processes, configured by their environment', () => {
+/** On the shared dev server, and on a self-hosted Temporal cluster of its own (issue 23: four
+ * server processes, persistence and visibility on the test PostgreSQL server), the same promises. */
+describe.each([
+  ['the shared Temporal dev server', 'dev'],
+  ['a self-hosted Temporal cluster (frontend, history, matching, worker as processes; PostgreSQL persistence)', 'cluster'],
+] as const)('the production topology on %s: separate processes, configured by their environment', (_label, temporalKind) => {
   let topology: Topology;
   let db: Db;
   let client: Client;
@@ -57,7 +62,7 @@ describe('the production topology: separate processes, configured by their envir
   beforeAll(async () => {
     const services = testServices();
     topology = await startTopology({
-      temporalAddress: process.env.TEMPORAL_ADDRESS ?? services.temporalAddress,
+      ...(temporalKind === 'cluster' ? { temporal: 'cluster' as const } : { temporalAddress: process.env.TEMPORAL_ADDRESS ?? services.temporalAddress }),
       // Schedule ids are per namespace, and other test files own the default namespace's Schedules
       // (they expect to create them): the topology's workers ensure theirs in a namespace of its own.
       namespace,
@@ -196,7 +201,7 @@ describe('the production topology: separate processes, configured by their envir
       expect(victim).toBeDefined();
       const killedPid = victim!.pid;
       const exit = await victim!.kill('SIGKILL');
-      expect(exit.signal).toBe('SIGKILL');
+      expect(exit?.signal).toBe('SIGKILL');
       expect(await payoutRow(orderId)).toMatchObject({ status: 'processing' });
 
       await victim!.restart();
