@@ -18,6 +18,7 @@ import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from 
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 import { startOutboxDrainer, startPacingFrom } from './outbox/drainer';
 import { temporalPayoutStarter } from './payouts/temporalStarter';
+import { whileServerSettles } from './temporal/whileServerSettles';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
@@ -91,7 +92,10 @@ export async function createPayoutWorkers(opts: PayoutWorkersOptions): Promise<P
 export async function bootProductionWorker(opts: { config: Config; db: Db; client: Client; connection: NativeConnection }): Promise<PayoutWorkers> {
   const { config } = opts;
   if (config.WORKER_SCHEDULES === 'on') {
-    logger.info({ schedules: await ensureSchedules(opts.client, config) }, 'schedules ensured');
+    const schedules = await whileServerSettles(() => ensureSchedules(opts.client, config), {
+      onRetry: (err) => logger.warn({ err }, 'Temporal is not ready for the Schedules yet; trying again'),
+    });
+    logger.info({ schedules }, 'schedules ensured');
   }
   return createWorker({ connection: opts.connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: productionDeps(config, opts.db, opts.client).activities });
 }

@@ -46,6 +46,11 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
     await off();
   };
 
+  const clusterService = (name: 'history' | 'matching' | 'frontend') => {
+    if (!t.temporalCluster) throw new Error(`a ${name} fault needs the topology on a Temporal cluster (--cluster)`);
+    return t.temporalCluster.services[name];
+  };
+
   const carryOut = async (f: PlannedFault): Promise<void> => {
     await sleep(Math.max(0, startedAt + f.atMs - Date.now()));
     const at = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
@@ -76,9 +81,14 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         return;
       }
       case 'terminate_runs': {
-        const running: string[] = [];
         const query = `WorkflowType = '${PAYOUT_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
-        for await (const wf of temporal.workflow.list({ query })) running.push(wf.workflowId);
+        // An operator retries a listing that fails for a moment: a cluster whose persistence has
+        // just restarted answers "Namespace not found" until its namespace registry reloads.
+        const running = await eventually('listing the live payout runs', async () => {
+          const ids: string[] = [];
+          for await (const wf of temporal.workflow.list({ query })) ids.push(wf.workflowId);
+          return ids;
+        });
         running.sort();
         const chosen = new Set<string>();
         while (chosen.size < Math.min(f.count, running.length)) chosen.add(running[Math.floor(random() * running.length)]!);
@@ -93,6 +103,22 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         await t.restartTemporal();
         count('Temporal restart');
         return;
+      case 'kill_temporal_service': {
+        const service = clusterService(f.service);
+        log(`fault ${at}: SIGKILL ${service.name} (pid ${service.pid}), restart after ${f.restartAfterMs} ms`);
+        await service.kill('SIGKILL');
+        count(`Temporal ${f.service} SIGKILL`);
+        await sleep(f.restartAfterMs);
+        await service.restart().catch((err: unknown) => { problems.push(`${service.name} did not restart: ${String(err)}`); });
+        return;
+      }
+      case 'restart_temporal_service': {
+        const service = clusterService(f.service);
+        log(`fault ${at}: restarting ${service.name}`);
+        await service.restart().catch((err: unknown) => { problems.push(`${service.name} did not restart: ${String(err)}`); });
+        count(`Temporal ${f.service} restart`);
+        return;
+      }
       case 'restart_postgres':
         log(`fault ${at}: PostgreSQL immediate shutdown and restart`);
         await t.crashAndRestartPostgres();

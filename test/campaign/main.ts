@@ -55,6 +55,8 @@ export interface CampaignOptions {
   durationMs?: number;
   quiesceDeadlineMs?: number;
   keep?: boolean;
+  /** On a self-hosted Temporal cluster, with its services' faults. */
+  cluster?: boolean;
   log: (line: string) => void;
 }
 
@@ -74,8 +76,8 @@ export interface CampaignResult {
   stateDir: string;
 }
 
-export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs'>): CampaignPlan {
-  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster'>): CampaignPlan {
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
@@ -84,6 +86,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   log(`campaign seed ${plan.seed}: ${plan.orders.length} orders over ${(plan.durationMs / 1000).toFixed(0)} s, ${plan.faults.length} scheduled faults, plan ${planDigest(plan)}`);
   const t = await startTopology({
     durableServers: true,
+    ...(o.cluster ? { temporal: 'cluster' as const } : {}),
     env: { ...CAMPAIGN_TUNING, GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), PAYOUT_STALE_CLAIM_MS: String(STALE_CLAIM_MS) },
     sandboxWebhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
     log: (line) => log(`topology: ${line}`),
@@ -201,7 +204,7 @@ function table(headers: string[], rows: Array<Array<string | number>>): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number }): string {
+export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean }): string {
   const rows = tableByRoute(r.check.verdicts);
   const totals = rows.reduce((s, x) => ({ orders: s.orders + x.orders, transfers: s.transfers + x.transfers, duplicates: s.duplicates + x.duplicates, lost: s.lost + x.lost, stuck: s.stuck + x.stuck, parked: s.parked + x.parked, disagreements: s.disagreements + x.disagreements }),
     { orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 });
@@ -233,7 +236,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
     out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
-    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}`;
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}`;
     out.push(`repeat with: ${again}`);
   }
   return out.join('\n');
@@ -265,19 +268,20 @@ async function main(argv: string[]): Promise<number> {
     .option('--quiesce-deadline <d>', 'how long the system may take to come to rest after the faults', duration)
     .option('--plan-only', 'print the plan (JSON) and its digest, start nothing')
     .option('--keep', 'leave the topology running at the end')
+    .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart')
     .exitOverride();
   program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean }>();
+  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean }>();
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
   if (opts.planOnly) {
-    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration });
+    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster });
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);
     return 0;
   }
   const started = Date.now();
   const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
-  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, log });
-  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration })}\n`);
+  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, cluster: opts.cluster, log });
+  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster })}\n`);
   log(`campaign took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return result.violations.length === 0 ? 0 : 1;
 }

@@ -79,6 +79,9 @@ export type PlannedFault =
   | { kind: 'kill_worker'; atMs: number; worker: number; restartAfterMs: number }
   | { kind: 'terminate_runs'; atMs: number; count: number }
   | { kind: 'restart_temporal'; atMs: number }
+  /** One service of a self-hosted cluster: SIGKILL (then a restart after a while), or a graceful restart. */
+  | { kind: 'kill_temporal_service'; atMs: number; service: 'history' | 'matching'; restartAfterMs: number }
+  | { kind: 'restart_temporal_service'; atMs: number; service: 'frontend' }
   | { kind: 'restart_postgres'; atMs: number }
   | { kind: 'kill_switch'; atMs: number; forMs: number }
   /** Pause and resume in quick succession while payouts are being claimed (waits must hear every resume). */
@@ -116,6 +119,8 @@ export interface PlanOptions {
   staleClaimMs: number;
   /** How long the sandbox keeps retrying a webhook before it gives up for good. */
   webhookRetrySpanMs: number;
+  /** On a self-hosted Temporal cluster (--cluster): its services' faults join the schedule. */
+  cluster?: boolean;
 }
 
 /** How often each kind comes up (relative weights): the common routes often, each rare one still
@@ -195,6 +200,11 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   faults.push({ kind: 'kill_switch_flutter', atMs: at(0.6, 0.75), gapsMs: Array.from({ length: 2 * int(2, 3) }, () => int(50, 600)) });
   faults.push({ kind: 'balance_zero', atMs: at(0.55, 0.7), forMs: int(3_000, 5_000) });
   faults.push({ kind: 'suspend_account', atMs: at(0.2, 0.4), forMs: int(6_000, 10_000), vendor: 'flaky' });
+  if (opts.cluster) {
+    faults.push({ kind: 'kill_temporal_service', atMs: at(0.2, 0.3), service: 'history', restartAfterMs: int(1_000, 3_000) });
+    faults.push({ kind: 'kill_temporal_service', atMs: at(0.4, 0.5), service: 'matching', restartAfterMs: int(1_000, 3_000) });
+    faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
+  }
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
