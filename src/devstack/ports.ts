@@ -14,9 +14,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Resolves once something accepts TCP connections on host:port, or rejects after `timeoutMs`. */
-export async function waitForPort(host: string, port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(host: string, port: number, timeoutMs: number, stillRunning?: () => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    stillRunning?.();
     if (await isListening(host, port)) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));

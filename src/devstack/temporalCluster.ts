@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensureDatabase } from './postgres';
-import { freePort, freeSmallintPort, isListening } from './ports';
+import { freePort, freeSmallintPort, waitForPort } from './ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './privateFiles';
 import { processService, type TopologyService } from './service';
 import { runProcess, waitForHttp200, type ManagedProcess } from './topologyProcesses';
@@ -131,13 +131,9 @@ export function dynamicConfigFile(values: Readonly<Record<string, unknown>>): Re
 
 /** Resolves once `port` accepts connections; fails at once if `proc` exits, or on the deadline. */
 async function listening(proc: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await waitForPort('127.0.0.1', port, timeoutMs, () => {
     if (!proc.running) throw proc.failure(`exited (code ${proc.exitInfo?.code}, signal ${proc.exitInfo?.signal}) before listening on ${port}`);
-    if (await isListening('127.0.0.1', port)) return;
-    if (Date.now() > deadline) throw proc.failure(`does not listen on ${port} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  }).catch((err: unknown) => { throw proc.running ? proc.failure((err as Error).message) : err; });
 }
 
 function writePrivateJson(file: string, value: unknown): void {

@@ -173,11 +173,12 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
 
     const services: AppServiceContext = {
       projectRoot: PROJECT_ROOT, logDir: stateDir, readyTimeoutMs, graceMs, signal: opts.signal, log,
-      onSpawn: (proc) => { track(proc, proc.name === 'sandbox' ? 2 : 1); },
+      onSpawn: (proc) => { track(proc); },
       closed: () => stopped !== undefined,
     };
     const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-    const sandboxProcess = sandboxService(services, sandboxUrl, {
+    // The sandbox stops with the load balancer, after the app processes (their last calls reach it).
+    const sandboxProcess = sandboxService({ ...services, onSpawn: (proc) => { track(proc, 2); } }, sandboxUrl, {
       ...common,
       SANDBOX_HOST: '127.0.0.1',
       SANDBOX_PORT: String(sandboxPort),
