@@ -123,9 +123,12 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         await transition(tx, payout, { type: 'claim_released' }, { ...attemptGivenBack(payout), claimed_by_run: null });
         return { send: false, outcome: { type: 'not_sent', reason: 'transfers_paused' } };
       }
-      const { rows: age } = await tx.query<{ expired: boolean }>(
-        `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired FROM payouts WHERE id = $1`,
+      const { rows: age } = await tx.query<{ expired: boolean; ask_first: boolean }>(
+        `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired,
+                provider_may_know_since IS NOT NULL AS ask_first
+           FROM payouts WHERE id = $1`,
         [payout.id, config.PAYOUT_IDEMPOTENCY_RETENTION_MS]);
+      if (age[0]?.ask_first) return askProviderFirst(tx, payout);
       if (age[0]?.expired) {
         logger.error(payoutLogFields(payout), 'not sent: the idempotency key is past the provider retention; the payout goes to review');
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: KEY_EXPIRED });
@@ -135,6 +138,19 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       await tx.query('UPDATE payouts SET request_sent_at = now(), key_first_sent_at = COALESCE(key_first_sent_at, now()) WHERE id = $1', [payout.id]);
       return { send: true };
     });
+  }
+
+  /** The row may be older than the provider's ledger (a restored database): send nothing and treat
+   * the claim as an unknown outcome, so the resolver lists the provider's transfers by the payout's
+   * note from the moment a forgotten send could have been made (its window starts at the key's first
+   * send, set here to that moment). Found: recorded as ours; nothing found: sent under the same key. */
+  async function askProviderFirst(tx: Tx, payout: PayoutView): Promise<SendGate> {
+    await tx.query(
+      `UPDATE payouts SET request_sent_at = now(), provider_may_know_since = NULL,
+              key_first_sent_at = LEAST(COALESCE(key_first_sent_at, provider_may_know_since), provider_may_know_since)
+        WHERE id = $1`, [payout.id]);
+    logger.warn(payoutLogFields(payout), 'not sent: the payout row may be older than the provider\'s ledger (a restored database); asking the provider by its note first');
+    return { send: false, outcome: { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the row may be older than the provider\'s ledger; asking the provider first' } };
   }
 
   /** A failed listing: keep asking, unless it has failed for longer than PAYOUT_RESOLVER_GIVE_UP_MS. */
@@ -173,8 +189,10 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return findPayoutByOrder(db, orderId, policy.attemptCap);
     },
 
-    async claimPayout(orderId: string): Promise<ClaimResult> {
-      return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs });
+    /** `rowOlderThanRun`: the run saw more attempts than the row now holds (a restored database), so
+     * a send it made may be one the row forgets: the claim's send asks the provider first. */
+    async claimPayout(orderId: string, opts: { rowOlderThanRun?: boolean } = {}): Promise<ClaimResult> {
+      return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs, providerMayKnow: opts.rowOlderThanRun ?? false });
     },
 
     /** A scheduled pair's order joins its batch: its capture confirmed with Razorpay first (outside
@@ -240,8 +258,9 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // only for that same claim. The window is anchored where the request really went out (a request
       // delayed behind a worker outage is still found); a claim that recorded no send falls back to
       // its claim time.
-      const { rows } = await db.query<{ anchor: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null }>(
+      const { rows } = await db.query<{ anchor: Date | null; earliest: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null }>(
         `SELECT COALESCE(request_sent_at, claimed_at) AS anchor, attempts,
+                LEAST(COALESCE(request_sent_at, claimed_at), key_first_sent_at) AS earliest,
                 (extract(epoch FROM now() - COALESCE(request_sent_at, claimed_at)) * 1000)::int8 AS age_ms,
                 (extract(epoch FROM now() - key_first_sent_at) * 1000)::int8 AS key_age_ms,
                 (extract(epoch FROM now() - resolver_failing_since) * 1000)::int8 AS failing_ms
@@ -258,7 +277,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       const beat = setInterval(() => context.heartbeat({ payoutId }), 2_000);
       try {
         transfers = await gateway.listTransfers({
-          from: new Date(claim.anchor.getTime() - RESOLVER_WINDOW_BEFORE_MS),
+          // From the key's first send: a request under this key that landed then is found too.
+          from: new Date((claim.earliest ?? claim.anchor).getTime() - RESOLVER_WINDOW_BEFORE_MS),
           to: new Date(claim.anchor.getTime() + RESOLVER_WINDOW_AFTER_MS),
         });
       } catch (err) {
@@ -296,9 +316,10 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     /** Settles an accepted payout when the provider says processed (sends it back to retry when it
      * failed; parks it, owed again, when it was reversed). */
-    async checkSettlement(payoutId: string): Promise<PayoutView> {
+    async checkSettlement(payoutId: string): Promise<PayoutView | null> {
       const payout = await findPayoutById(db, payoutId, policy.attemptCap);
-      if (!payout || payout.status !== 'accepted' || !payout.providerTransferId) return payout!;
+      // Null: the row is gone (a database restored to before it was written); the run follows that.
+      if (!payout || payout.status !== 'accepted' || !payout.providerTransferId) return payout;
       let transfer: RzpTransfer;
       try {
         transfer = await gateway.fetchTransfer(payout.providerTransferId);

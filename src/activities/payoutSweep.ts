@@ -2,7 +2,9 @@
  * the partial index payouts_open_by_age) and (re)starts payoutWorkflow for each. Starting is USE_EXISTING, so a payout whose run is alive
  * is left alone, and `processing`/`accepted` rows whose run is gone (terminated from the Web UI) get
  * a new run, which starts by resolving. A payout whose run completed and whose transfer was reversed
- * since (ops retried it, and the decision's own start was lost) gets a new run after the completed one. */
+ * since (ops retried it, and the decision's own start was lost) gets a new run after the completed one.
+ * Any other completed run over an open row means the row is older than the run's history (the
+ * database was restored to an earlier point): the payout asks the provider before its next send. */
 import { Context } from '@temporalio/activity';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
@@ -10,7 +12,7 @@ import { payoutWorkflowId } from '../contracts/payout';
 import { logger } from '../logger';
 import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
-import { transfersPaused } from '../payouts/repository';
+import { markProviderMayKnow, transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
 import { startBatchRun } from '../payouts/batchStarter';
 import type { Client } from '@temporalio/client';
@@ -99,7 +101,12 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
         context.heartbeat();
         try {
           let woken = await wakeOpenPayout(client, info.taskQueue, row);
-          if (woken === 'closed' && row.reversed) woken = await wakeOpenPayout(client, info.taskQueue, row, { afterCompletedRun: true });
+          if (woken === 'closed' && !row.batch_id) {
+            // A completed run over an open row: owed again after a reversal, or the row is older than
+            // the run's history (a restored database), and a transfer may have left that it forgets.
+            if (!row.reversed) await markProviderMayKnow(db, row.order_id);
+            woken = await wakeOpenPayout(client, info.taskQueue, row, { afterCompletedRun: true });
+          }
           if (woken === 'running') started += 1;
         } catch (err) {
           logger.error({ err, orderId: row.order_id, workflowId: payoutWorkflowId(row.order_id) }, 'sweep could not start a payout workflow');

@@ -1,7 +1,6 @@
 /** The one idempotent way an order becomes paid — webhook, browser callback, sweep, wallet debit and
  * cash confirmation all come here. The conditional UPDATE is the guard: whoever flips the status
  * writes what the vendor is owed, in the same transaction; everyone else changes nothing. */
-import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { logger } from '../logger';
@@ -10,6 +9,7 @@ import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
 import type { AfterCommit } from './afterCommit';
 import { ledgerRouteOf, offlineLedgerAmountPaise, payableRouteFor, type PairTerms } from './orderRules';
 import { pairTermsOrFail } from './referenceData';
+import { payoutIdOf } from '../domain/payoutIds';
 
 export type PaidVia = 'webhook' | 'callback' | 'sweep' | 'wallet' | 'cash' | 'nothing_to_collect';
 
@@ -90,8 +90,9 @@ async function writeWhatTheVendorIsOwed(
   const ledgerParams = [order.id, order.employer_id, order.vendor_id, ledgerPaise, ledgerRouteOf(route)];
   switch (route.kind) {
     case 'direct_transfer': {
-      // The payout id is the recovery key and the first idempotency key (36 characters fit the 4–36 limit).
-      const payoutId = randomUUID();
+      // The payout id is the recovery key and the first idempotency key (36 characters fit the 4–36
+      // limit); the order determines it, so a restored database re-creates the same one.
+      const payoutId = payoutIdOf(order.id);
       const { rows } = await tx.query<{ id: number }>(
         `WITH payout AS (
            INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key, last_code)

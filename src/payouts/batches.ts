@@ -8,6 +8,7 @@ import type { PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { logger } from '../logger';
 import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
+import { payoutIdOf } from '../domain/payoutIds';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
 import { retryDelayMs } from './rejection';
 
@@ -123,7 +124,7 @@ export async function closePayoutBatch(db: Db, batchId: string, attemptCap: numb
       if ((sum[0]?.orders ?? 0) > 0) {
         await tx.query(
           `INSERT INTO payouts (id, order_id, batch_id, vendor_id, linked_account_id, amount_paise, idempotency_key)
-           VALUES (gen_random_uuid(), NULL, $1, $2, $3, $4, $1)`, [batchId, batch.vendor_id, sum[0]!.account, sum[0]!.paise]);
+           VALUES ($5::uuid, NULL, $1, $2, $3, $4, $1)`, [batchId, batch.vendor_id, sum[0]!.account, sum[0]!.paise, payoutIdOf(batchId)]);
       }
       await tx.query(`UPDATE payout_batches SET status = 'closed', closed_at = now() WHERE id = $1`, [batchId]);
     }

@@ -9,6 +9,7 @@ import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { payableRouteFor } from '../moneyin/orderRules';
 import { balanceGate } from './balanceWall';
 import { joinsBatch, type PayoutSchedule } from '../domain/batchWindow';
+import { payoutIdOf } from '../domain/payoutIds';
 import { isTerminal, requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
@@ -184,6 +185,19 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
   }
 }
 
+/** The row may be older than the provider's ledger (issue 23 item 4: a completed run over an open
+ * row, or a run that recorded a send the row no longer shows): the next send asks the provider first
+ * (activities/payout.ts, the gate), over a window from the earliest moment any send for it could have
+ * been made, the order's creation (or the batch window's start). Only rows no claim holds. */
+export async function markProviderMayKnow(db: Queryable, orderId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE payouts p SET provider_may_know_since = COALESCE(p.provider_may_know_since,
+            (SELECT o.created_at FROM orders o WHERE o.id = p.order_id),
+            (SELECT b.window_start FROM payout_batches b WHERE b.id = p.batch_id), p.created_at)
+      WHERE (p.order_id = $1 OR p.batch_id = $1) AND p.status IN ('pending', 'failed')`, [orderId]);
+  return rowCount === 1;
+}
+
 export type ClaimResult =
   | { kind: 'claimed'; payout: PayoutView }
   | { kind: 'lost'; statusSeen: PayoutStatus | null }
@@ -201,8 +215,9 @@ export async function transfersPaused(db: Queryable): Promise<boolean> {
 /** Claims the order's payout for one transfer attempt: routes it at fire time (a payout that no longer
  * goes by direct transfer becomes `rerouted`), honours the kill switch, then compare-and-swaps
  * `pending|failed → processing` with `attempts < limit`. Zero rows is a lost claim, recorded once per run. */
-export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number }): Promise<ClaimResult> {
+export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number; providerMayKnow?: boolean }): Promise<ClaimResult> {
   return inTransaction(db, async (tx) => {
+    if (opts.providerMayKnow) await markProviderMayKnow(tx, orderId);
     const order = await lockPayableOrder(tx, orderId);
     if (!order || order.order_status !== 'paid') return { kind: 'no_transfer', reason: `order is ${order?.order_status ?? 'missing'}`, payout: null };
     const route = routeOf(order);
@@ -219,8 +234,9 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
     }
     if (!payout) {
       // Money in normally writes this row when the order is paid; a route that changed to direct
-      // transfer since then gets its row here. The payout id is also the first idempotency key.
-      const id = randomUUID();
+      // transfer since then gets its row here. The payout id (the order determines it) is also the
+      // first idempotency key.
+      const id = payoutIdOf(orderId);
       await tx.query(
         `INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, idempotency_key)
          VALUES ($1::uuid, $2, $3, $4, $5, $1::text) ON CONFLICT (order_id) DO NOTHING`,

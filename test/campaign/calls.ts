@@ -9,10 +9,22 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export class CampaignCallError extends Error {}
 
+/** While the database is being taken back in time (the db_rollback fault), the campaign's own
+ * clients and operators write nothing: what they wrote in the lost window would be lost with it by
+ * the definition of a restore, and the fault is about what the provider's side did meanwhile
+ * (captures, webhooks answered, transfers sent). Their writes wait, in order, until the restore. */
+let writesHeld: Promise<void> | null = null;
+
+export function holdClientWrites(until: Promise<void>): void {
+  const held = until.finally(() => { if (writesHeld === held) writesHeld = null; });
+  writesHeld = held;
+}
+
 /** Retries until a non-5xx answer or the deadline; answers in `accept` (default 2xx) are returned,
  * any other 4xx throws (the campaign's own request was wrong, or the system refused it). */
 export async function callRetrying(t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body?: unknown,
   opts: { accept?: number[]; deadlineMs?: number; onRetry?: () => void } = {}): Promise<ApiAnswer> {
+  while (method !== 'GET' && writesHeld) await writesHeld.catch(() => undefined);
   const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
   let last = '';
   for (let attempt = 0; ; attempt++) {

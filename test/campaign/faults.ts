@@ -7,7 +7,8 @@ import { PAYOUT_WORKFLOW_TYPE } from '../../src/contracts/payout';
 import { freePort } from '../../src/devstack/ports';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import { seededRandom } from '../../src/sandbox/faults';
-import { callRetrying, eventually, sleep } from './calls';
+import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
+import { callRetrying, eventually, holdClientWrites, sleep } from './calls';
 import type { CampaignPlan, PlannedFault } from './plan';
 import type { World } from './workload';
 
@@ -124,6 +125,23 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         await t.crashAndRestartPostgres();
         count('PostgreSQL immediate shutdown');
         return;
+      case 'db_rollback': {
+        // Snapshot now; the clients' writes wait from here (calls.ts). After the lost window the
+        // database is restored to the snapshot: sessions ended, the rows put back, connections again.
+        const snap = await eventually('snapshotting the app database', () => snapshotDatabase(t.databaseUrl, `campaign_${plan.seed}`));
+        let restored!: () => void;
+        holdClientWrites(new Promise<void>((r) => { restored = r; }));
+        log(`fault ${at}: database snapshot taken; restored to it in ${(f.lostMs / 1000).toFixed(1)} s`);
+        try {
+          await sleep(f.lostMs);
+          await eventually('restoring the app database', () => restoreDatabase(t.databaseUrl, snap, { exclusive: true }));
+          count(`database restored (${Math.round(f.lostMs / 1000)} s lost)`);
+          log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: database restored to the snapshot of ${at}`);
+        } finally {
+          restored();
+        }
+        return;
+      }
       case 'kill_switch':
         return forAWhile(at, 'kill switch paused', f.forMs,
           async () => { await callRetrying(t, 'ops', 'POST', '/ops/transfers/pause', { reason: 'fault campaign: paused' }); },

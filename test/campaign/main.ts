@@ -57,6 +57,8 @@ export interface CampaignOptions {
   keep?: boolean;
   /** On a self-hosted Temporal cluster, with its services' faults. */
   cluster?: boolean;
+  /** The app's database restored to a point 10–15 s earlier, once (db_rollback). */
+  dbRollback?: boolean;
   log: (line: string) => void;
 }
 
@@ -76,8 +78,8 @@ export interface CampaignResult {
   stateDir: string;
 }
 
-export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster'>): CampaignPlan {
-  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback'>): CampaignPlan {
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
@@ -204,7 +206,7 @@ function table(headers: string[], rows: Array<Array<string | number>>): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean }): string {
+export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean; dbRollback?: boolean }): string {
   const rows = tableByRoute(r.check.verdicts);
   const totals = rows.reduce((s, x) => ({ orders: s.orders + x.orders, transfers: s.transfers + x.transfers, duplicates: s.duplicates + x.duplicates, lost: s.lost + x.lost, stuck: s.stuck + x.stuck, parked: s.parked + x.parked, disagreements: s.disagreements + x.disagreements }),
     { orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 });
@@ -236,7 +238,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
     out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
-    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}`;
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
     out.push(`repeat with: ${again}`);
   }
   return out.join('\n');
@@ -269,19 +271,20 @@ async function main(argv: string[]): Promise<number> {
     .option('--plan-only', 'print the plan (JSON) and its digest, start nothing')
     .option('--keep', 'leave the topology running at the end')
     .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart')
+    .option('--db-rollback', 'the app database restored once to a snapshot 10-15 s old, while Temporal and the sandbox keep what happened since')
     .exitOverride();
   program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean }>();
+  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean }>();
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
   if (opts.planOnly) {
-    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster });
+    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster, dbRollback: opts.dbRollback });
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);
     return 0;
   }
   const started = Date.now();
   const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
-  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, cluster: opts.cluster, log });
-  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster })}\n`);
+  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, cluster: opts.cluster, dbRollback: opts.dbRollback, log });
+  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster, dbRollback: opts.dbRollback })}\n`);
   log(`campaign took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return result.violations.length === 0 ? 0 : 1;
 }

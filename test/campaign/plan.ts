@@ -83,6 +83,9 @@ export type PlannedFault =
   | { kind: 'kill_temporal_service'; atMs: number; service: 'history' | 'matching'; restartAfterMs: number }
   | { kind: 'restart_temporal_service'; atMs: number; service: 'frontend' }
   | { kind: 'restart_postgres'; atMs: number }
+  /** The app's database goes back in time: a snapshot at `atMs`, restored `lostMs` later (Temporal and
+   * the sandbox keep what happened in between). */
+  | { kind: 'db_rollback'; atMs: number; lostMs: number }
   | { kind: 'kill_switch'; atMs: number; forMs: number }
   /** Pause and resume in quick succession while payouts are being claimed (waits must hear every resume). */
   | { kind: 'kill_switch_flutter'; atMs: number; gapsMs: number[] }
@@ -121,6 +124,8 @@ export interface PlanOptions {
   webhookRetrySpanMs: number;
   /** On a self-hosted Temporal cluster (--cluster): its services' faults join the schedule. */
   cluster?: boolean;
+  /** The app's database restored to a point 10–15 s earlier, once (issue 23 item 4). */
+  dbRollback?: boolean;
 }
 
 /** How often each kind comes up (relative weights): the common routes often, each rare one still
@@ -205,6 +210,8 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     faults.push({ kind: 'kill_temporal_service', atMs: at(0.4, 0.5), service: 'matching', restartAfterMs: int(1_000, 3_000) });
     faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
   }
+  // Planned last, so the rest of a seed's plan is the same with or without it.
+  if (opts.dbRollback) faults.push({ kind: 'db_rollback', atMs: at(0.25, 0.4), lostMs: int(10_000, 15_000) });
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];

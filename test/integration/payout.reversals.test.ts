@@ -14,13 +14,12 @@ import { reconWorkflow } from '../../src/workflows/recon';
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { http, postWebhook, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { attemptOutcomes, eventually, payoutRow } from './payoutSeed';
-import { opsApi, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
+import { opsApi, PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
 
 const EMPLOYER = 'emp_reversals';
 const VENDOR = 'ven_reversals';
-/** 10 000 paise, 9 000 of them subsidy: the customer pays 1 000 online; 19% commission leaves 8 100. */
-const ORDER = { totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000 };
-const NET = 8_100;
+const ORDER = PAIR_ORDER;
+const NET = PAIR_ORDER_NET_PAISE;
 
 describe('payouts: a settled direct transfer reversed later', () => {
   let stack: PayoutStack;

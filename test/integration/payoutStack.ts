@@ -69,11 +69,16 @@ export function opsApi(stack: Pick<PayoutStack, 'apiUrl' | 'keys'>, person = 'as
   };
 }
 
+/** An order of the pair below: 10 000 paise, 9 000 of them subsidy, so the customer pays 1 000
+ * online, and 19% commission leaves the vendor 8 100 (paid by direct transfer). */
+export const PAIR_ORDER = { totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000 } as const;
+export const PAIR_ORDER_NET_PAISE = 8_100;
+
 /** The stack with one employer–vendor pair (a linked account at the sandbox, 19% commission) seeded
  * through the API, the employer's wallet and the platform balance funded, and the stack seen as a
  * money-in harness (its helpers place and pay orders through the real API). */
-export async function startPayoutStackWithPair(opts: { name: string; env?: Record<string, string>; employerId: string; vendorId: string }): Promise<{ stack: PayoutStack; h: MoneyInHarness; linkedAccountId: string }> {
-  const stack = await startPayoutStack({ name: opts.name, env: opts.env });
+export async function startPayoutStackWithPair(opts: { name: string; env?: Record<string, string>; sandbox?: Partial<SandboxOptions>; employerId: string; vendorId: string }): Promise<{ stack: PayoutStack; h: MoneyInHarness; linkedAccountId: string }> {
+  const stack = await startPayoutStack({ name: opts.name, env: opts.env, ...(opts.sandbox && { sandbox: opts.sandbox }) });
   const h: MoneyInHarness = {
     db: stack.db, config: stack.config, gateway: createGateway(stack.config), sandbox: stack.sandbox, app: stack.api, baseUrl: stack.apiUrl,
     payoutStarts: [], keys: stack.keys, close: () => stack.close(),

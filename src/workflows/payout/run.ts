@@ -25,6 +25,10 @@ export class PayoutRun {
   /** The flag runs recorded before the count replay with. */
   resumed = false;
   private published = '';
+  /** The most attempts any row this run read has shown. Attempts only grow, so a row with fewer is
+   * older than this run's history (a restored database): its next send asks the provider first. */
+  private attemptsSeen = 0;
+  rowOlderThanRun = false;
 
   constructor(readonly orderId: string) {
     setHandler(payoutStateQuery, () => ({ orderId, payout: this.payout, steps: this.steps }),
@@ -55,6 +59,8 @@ export class PayoutRun {
 
   publish(view: PayoutView | null): void {
     this.payout = view;
+    if (view && view.attempts < this.attemptsSeen) this.rowOlderThanRun = true;
+    this.attemptsSeen = Math.max(this.attemptsSeen, view?.attempts ?? 0);
     this.explain();
     // Search attributes only when they change: each upsert is a command in the history.
     if (!view || this.published === `${view.status}/${view.vendorId}`) return;

@@ -76,7 +76,11 @@ export const claimAndSend: PayoutStep = async (ctx) => {
   const { run, db, key: orderId } = ctx;
   await waitForNextAttempt(ctx);
   const resumesBeforeClaim = run.resumes;
-  const claim = await db.claimPayout(orderId);
+  // A row older than this run's history: the claim marks it, and its send asks the provider first.
+  const rowOlderThanRun = run.rowOlderThanRun && patched('payout-row-older-than-run');
+  const claim = await db.claimPayout(orderId, ...(rowOlderThanRun ? [{ rowOlderThanRun }] : []));
+  if (rowOlderThanRun) run.note('restore', 'the row is older than this run\'s history: its send asks the provider first');
+  if (claim.kind === 'claimed') run.rowOlderThanRun = false;
   run.note('claim', claim.kind);
   if (claim.kind === 'no_transfer') {
     run.publish(claim.payout);
@@ -146,7 +150,9 @@ export const awaitSettlement: PayoutStep = async (ctx) => {
     run.settlementEvidence = false;
     // A provider fetch: a remote activity (a slow gateway must not stretch a workflow task).
     const view = await ctx.provider.checkSettlement(payoutId);
-    if (view.status !== 'accepted') {
+    // No row, or not `accepted`: a restored database can hold a row older than this run's history
+    // (or none yet); the run follows the row, whose claim asks the provider before any send.
+    if (view?.status !== 'accepted') {
       run.publish(view);
       return undefined;
     }

@@ -1,0 +1,75 @@
+/** A database that goes back in time (issue 23 item 4), for the fault campaign and the tests: the
+ * app's own database only, so Temporal (even a cluster whose persistence shares the server) and the
+ * sandbox keep everything that happened since. `snapshotDatabase` copies every table and sequence of
+ * the public schema, in one consistent snapshot, into a schema of its own while the app runs.
+ * `restoreDatabase` is the restore: connections refused, every session of the app's database ended
+ * (its open transactions fail), the tables and sequences put back in one transaction, connections
+ * allowed again. The effect of a point-in-time restore to the snapshot's moment, without stopping a
+ * server other databases share. */
+import { Client } from 'pg';
+
+export interface DbSnapshot { schema: string; tables: string[]; sequences: Array<{ name: string; lastValue: string | null }>; takenAt: Date }
+
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function inTransaction<T>(client: Client, begin: string, fn: () => Promise<T>): Promise<T> {
+  await client.query(begin);
+  try {
+    const result = await fn();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+export async function snapshotDatabase(url: string, label: string): Promise<DbSnapshot> {
+  const schema = `rollback_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
+  return withClient(url, (client) => inTransaction(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ', async () => {
+    const now = (await client.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+    const { rows: tables } = await client.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
+    const { rows: sequences } = await client.query<{ name: string; last_value: string | null }>(
+      `SELECT sequencename AS name, last_value::text FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1`);
+    await client.query(`DROP SCHEMA IF EXISTS ${quoted(schema)} CASCADE`);
+    await client.query(`CREATE SCHEMA ${quoted(schema)}`);
+    for (const t of tables) await client.query(`CREATE TABLE ${quoted(schema)}.${quoted(t.name)} AS TABLE public.${quoted(t.name)}`);
+    return { schema, tables: tables.map((t) => t.name), sequences: sequences.map((s) => ({ name: s.name, lastValue: s.last_value })), takenAt: now };
+  }));
+}
+
+/** Puts the snapshot back. `exclusive`: the database refuses connections and every other session of
+ * it is ended first (as when a server is stopped for a restore); off, the restore only waits for the
+ * locks it needs (a test whose own pool stays connected). */
+export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exclusive: boolean }): Promise<void> {
+  await withClient(url, async (client) => {
+    const db = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
+    if (opts.exclusive) {
+      await client.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS false`);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db]);
+    }
+    try {
+      await inTransaction(client, 'BEGIN', async () => {
+        await client.query('SET LOCAL session_replication_role = replica'); // no foreign-key checks while rows go back
+        await client.query(`TRUNCATE ${snap.tables.map((t) => `public.${quoted(t)}`).join(', ')}`);
+        for (const t of snap.tables) await client.query(`INSERT INTO public.${quoted(t)} OVERRIDING SYSTEM VALUE SELECT * FROM ${quoted(snap.schema)}.${quoted(t)}`);
+        for (const s of snap.sequences) {
+          if (s.lastValue === null) await client.query(`SELECT setval('public.${quoted(s.name)}', 1, false)`);
+          else await client.query(`SELECT setval('public.${quoted(s.name)}', $1::bigint)`, [s.lastValue]);
+        }
+      });
+    } finally {
+      if (opts.exclusive) await client.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS true`);
+    }
+  });
+}

@@ -1,0 +1,155 @@
+/** Issue 23 item 4: the database goes back in time (a point-in-time restore, an asynchronous replica
+ * promoted) while Temporal and Razorpay keep their state. The capture webhook answered in the lost
+ * window is not resent, and the payout created and paid in it is forgotten by our rows but not by the
+ * provider or by its run. After the restore the system must converge with the vendor paid once: the
+ * missed-webhook sweep finds the capture again, the payout it re-creates has the same id (the order
+ * determines it), and a payout whose transfer may already have left asks the provider's ledger by
+ * the payout's note before anything is sent. Real API, Temporal worker, PostgreSQL and the sandbox;
+ * the restore is src/devstack/dbRollback.ts (every table of this test's database put back, as the
+ * campaign's db_rollback fault does). */
+import { randomBytes } from 'node:crypto';
+import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import type { Db } from '../../src/db/pool';
+import type { RzpTransfer } from '../../src/gateway/types';
+import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
+import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
+import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
+import { http, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { attemptOutcomes, eventually, payoutRow, recordHistory } from './payoutSeed';
+import { PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
+
+const PAIR = { employerId: 'emp_rollback', vendorId: 'ven_rollback' };
+
+describe('payouts: the database restored to an earlier point', () => {
+  // The stack, its database, the harness that places orders through the API, and the vendor's account.
+  let stack: PayoutStack, db: Db, h: MoneyInHarness, linkedAccountId: string;
+
+  beforeAll(async () => {
+    ({ stack, h, linkedAccountId } = await startPayoutStackWithPair({
+      name: 'db-rollback', ...PAIR,
+      // Transfers stay pending until the test processes them (control.processPendingTransfers).
+      sandbox: { transferProcessingDelayMs: 600_000 },
+      env: {
+        PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '400', PAYOUT_BALANCE_PROBE_MS: '300',
+        PAYOUT_SETTLEMENT_POLL_MS: '3000', PAYOUT_HUMAN_RECHECK_MS: '60000', PAYOUT_TRANSFER_TIMEOUT_MS: '3000',
+        PAYOUT_STALE_CLAIM_MS: '4000', GATEWAY_TIMEOUT_MS: '1500', BANK_HOLIDAYS: '',
+      },
+    }));
+    db = stack.db;
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const control = () => stack.sandbox.control;
+  const transfersFor = async (orderId: string) => (await control().transfers({ recipient: linkedAccountId })).filter((t) => (t.notes as Record<string, string>).order_id === orderId);
+  const run = (orderId: string) => stack.temporal.client.workflow.getHandle(payoutWorkflowId(orderId));
+  const statusIs = async (orderId: string, ...statuses: string[]) => (await eventually(() => payoutRow(db, orderId), (p) => !!p && statuses.includes(p.status), 30_000))!;
+  const sweepMissedWebhooks = () => stack.temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
+    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: stack.temporal.taskQueue, args: [{ olderThanMs: 1 }],
+  });
+  const sweepPayouts = () => stack.temporal.client.workflow.execute(payoutSweepWorkflow, {
+    workflowId: `payout-sweep-test-${randomBytes(4).toString('hex')}`, taskQueue: stack.temporal.taskQueue, args: [{}],
+  });
+
+  async function placeOrder(tag: string): Promise<{ orderId: string; gatewayOrderId: string }> {
+    const placed = await http(h, 'POST', '/v1/orders', {
+      clientReference: uniqueRef(tag), ...PAIR, employeeId: `e-${tag}`, ...PAIR_ORDER, paymentMethod: 'online',
+    });
+    expect(placed.status).toBe(201);
+    return { orderId: placed.body.order.orderId, gatewayOrderId: placed.body.order.gatewayOrderId };
+  }
+
+  /** After the restore: the sweeps find the capture again and wake the payout until it is final. */
+  async function convergeAfterRestore(orderId: string): Promise<void> {
+    await sweepMissedWebhooks();
+    await eventually(async () => {
+      await sweepPayouts();
+      await control().processPendingTransfers();
+      return payoutRow(db, orderId);
+    }, (p) => p?.status === 'settled', 45_000);
+  }
+
+  test('when the first key was rejected and a fresh key paid the vendor inside the lost window (its run completed), then after the restore the payout finds that transfer and nothing is sent again', async () => {
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-fresh-key');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'fresh_key');
+
+    // The lost window: the first send is rejected for the balance (the key is kept by the provider
+    // with that answer), the balance comes back, and a fresh key pays the vendor; the run completes.
+    await control().setPlatformBalance(0);
+    await control().payOrder(gatewayOrderId);
+    const rejected = await eventually(() => db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id WHERE p.order_id = $1 AND a.outcome = 'rejected'`, [orderId]), (r) => r.rows[0]!.n >= 1, 30_000);
+    expect(rejected.rows[0]!.n).toBeGreaterThanOrEqual(1);
+    await control().setPlatformBalance(10_000_000);
+    // The balance wall's probe goes when the sweep (scheduled in production) wakes it.
+    const accepted = (await eventually(async () => { await sweepPayouts(); return payoutRow(db, orderId); }, (p) => p?.status === 'accepted' || p?.status === 'settled', 30_000))!;
+    await control().processPendingTransfers();
+    expect(await (run(orderId).result() as Promise<PayoutWorkflowResult>)).toMatchObject({ kind: 'finished', status: 'settled' });
+    expect(accepted.idempotency_key).not.toBe(accepted.id);
+    const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
+    expect(await transfersFor(orderId)).toHaveLength(1);
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    expect(await payoutRow(db, orderId)).toBeUndefined(); // the capture and the payout are forgotten
+    await convergeAfterRestore(orderId);
+
+    const after = await payoutRow(db, orderId);
+    expect(after).toMatchObject({ id: accepted.id, status: 'settled', provider_transfer_id: paid.id });
+    // Nothing was sent: the claim asked the provider (unknown), which named the transfer (recovered).
+    expect(await attemptOutcomes(db, accepted.id)).toEqual(['unknown', 'recovered', 'settled']);
+    expect(await transfersFor(orderId)).toHaveLength(1);
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(PAIR_ORDER_NET_PAISE);
+  });
+
+  /** The lost window of the first test, with the fresh key's transfer still pending at the provider. */
+  async function paidUnderFreshKeyInLostWindow(tag: string) {
+    const { orderId, gatewayOrderId } = await placeOrder(tag);
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, tag.replace(/-/g, '_'));
+    await control().setPlatformBalance(0);
+    await control().payOrder(gatewayOrderId);
+    await eventually(() => payoutRow(db, orderId), (p) => p?.last_code === 'BAD_REQUEST_TRANSFER_INSUFFICIENT_BALANCE', 30_000);
+    await control().setPlatformBalance(10_000_000);
+    const accepted = (await eventually(async () => { await sweepPayouts(); return payoutRow(db, orderId); }, (p) => p?.status === 'accepted', 30_000))!;
+    return { orderId, snap, accepted };
+  }
+
+  test('when a fresh key paid the vendor inside the lost window and the run is still waiting for settlement, then the run sees a row older than its history and asks the provider before sending, and the vendor is paid once', async () => {
+    const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
+    const { orderId, snap, accepted } = await paidUnderFreshKeyInLostWindow('rollback-fresh-running');
+    expect(accepted.attempts).toBe(2);
+    const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
+
+    // The restore, and the capture found again before the run's next settlement check: the run reads
+    // a row with no attempts after it saw two.
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    await sweepMissedWebhooks();
+    expect(await payoutRow(db, orderId)).toMatchObject({ id: accepted.id, status: 'pending', attempts: 0 });
+    await convergeAfterRestore(orderId);
+
+    expect(await transfersFor(orderId)).toHaveLength(1);
+    expect(await payoutRow(db, orderId)).toMatchObject({ id: accepted.id, status: 'settled', provider_transfer_id: paid.id });
+    expect(await attemptOutcomes(db, accepted.id)).toEqual(['unknown', 'recovered', 'settled']);
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
+    await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-row-older-than-run');
+  });
+
+  test('when the transfer left inside the lost window and its run is still waiting for settlement, then the run follows the restored row to the same transfer and the vendor is paid once', async () => {
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-running');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'running');
+    const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
+
+    await control().payOrder(gatewayOrderId);
+    const accepted = await statusIs(orderId, 'accepted');
+    expect(await transfersFor(orderId)).toHaveLength(1);
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    await convergeAfterRestore(orderId);
+
+    const transfers = await transfersFor(orderId);
+    expect(transfers).toHaveLength(1);
+    expect(await payoutRow(db, orderId)).toMatchObject({ id: accepted.id, status: 'settled', provider_transfer_id: transfers[0]!.id });
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
+  });
+});
