@@ -53,11 +53,15 @@ export async function snapshotDatabase(url: string, label: string): Promise<DbSn
  * locks it needs (a test whose own pool stays connected). */
 export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exclusive: boolean }): Promise<void> {
   await withClient(url, async (client) => {
-    const db = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
-    if (opts.exclusive) {
-      await client.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS false`);
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db]);
-    }
+    const { db, pid } = (await client.query<{ db: string; pid: number }>('SELECT current_database() AS db, pg_backend_pid() AS pid')).rows[0]!;
+    // A database refuses connections only when told from another one (the maintenance database):
+    // this session is connected first, so it stays while every other one is ended.
+    const admin = () => { const u = new URL(url); u.pathname = '/postgres'; return u.toString(); };
+    const allowConnections = (allow: boolean) => withClient(admin(), async (c) => {
+      await c.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS ${allow}`);
+      if (!allow) await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [db, pid]);
+    });
+    if (opts.exclusive) await allowConnections(false);
     try {
       await inTransaction(client, 'BEGIN', async () => {
         await client.query('SET LOCAL session_replication_role = replica'); // no foreign-key checks while rows go back
@@ -69,7 +73,7 @@ export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exc
         }
       });
     } finally {
-      if (opts.exclusive) await client.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS true`);
+      if (opts.exclusive) await allowConnections(true);
     }
   });
 }

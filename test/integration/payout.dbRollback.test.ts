@@ -91,7 +91,7 @@ describe('payouts: the database restored to an earlier point', () => {
     const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
     expect(await transfersFor(orderId)).toHaveLength(1);
 
-    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
     expect(await payoutRow(db, orderId)).toBeUndefined(); // the capture and the payout are forgotten
     await convergeAfterRestore(orderId);
 
@@ -123,7 +123,7 @@ describe('payouts: the database restored to an earlier point', () => {
 
     // The restore, and the capture found again before the run's next settlement check: the run reads
     // a row with no attempts after it saw two.
-    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
     await sweepMissedWebhooks();
     expect(await payoutRow(db, orderId)).toMatchObject({ id: accepted.id, status: 'pending', attempts: 0 });
     await convergeAfterRestore(orderId);
@@ -144,7 +144,7 @@ describe('payouts: the database restored to an earlier point', () => {
     const accepted = await statusIs(orderId, 'accepted');
     expect(await transfersFor(orderId)).toHaveLength(1);
 
-    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: false });
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
     await convergeAfterRestore(orderId);
 
     const transfers = await transfersFor(orderId);
