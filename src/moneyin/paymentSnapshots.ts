@@ -59,6 +59,7 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
     if (owner.kind === 'order') await tx.query(`UPDATE orders SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [owner.orderId]);
     return [];
   }
+  if (payment.status === 'refunded') return refundsWeWouldHaveAsked(tx, payment, owner, deps);
   if (payment.status !== 'captured') return []; // authorized: recorded; nothing is payable before capture
 
   switch (owner.kind) {
@@ -80,6 +81,19 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
       return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter, deps.db);
     }
   }
+}
+
+/** A refunded payment we would have refunded ourselves (a capture on a cancelled or expired order,
+ * on nobody's order, or a second one on a paid order) whose request our rows do not hold: a database
+ * restored to before the request forgot it. The request is written again (its id, the receipt, is
+ * the payment's and the reason's, so it is the same one) and asked again: Razorpay answers
+ * "duplicate receipt" and the refund is found by it, never made twice. Never a reason to pay. */
+async function refundsWeWouldHaveAsked(tx: Tx, payment: PaymentEntity, owner: Owner, deps: SnapshotDeps): Promise<AfterCommit[]> {
+  if (owner.kind === 'none') return refundCapture(tx, payment, null, 'orphan_capture', deps);
+  if (owner.kind !== 'order') return [];
+  if (owner.status === 'cancelled' || owner.status === 'expired') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
+  if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
+  return [];
 }
 
 export const AMOUNT_MISMATCH = 'AMOUNT_MISMATCH';

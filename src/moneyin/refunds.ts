@@ -26,7 +26,7 @@ import type { Db, Tx } from '../db/pool';
 import { GatewayCallError, type Gateway, type MoneyOutcome, type ProviderError, type RzpRefund } from '../gateway/types';
 import { logger } from '../logger';
 import type { AfterCommit } from './afterCommit';
-import { newRefundId } from './ids';
+import { refundIdOf } from './ids';
 import { SPLIT_RETRY_WINDOW_MS } from './splitTransfers';
 import { SPLIT_NOT_FINAL, splitReversal, type SplitReversal } from './splitReversal';
 import type { RefundEntity } from './webhookEnvelope';
@@ -67,7 +67,7 @@ export async function insertRefundRequest(tx: Tx, req: { paymentId: string; orde
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO refunds (id, payment_id, order_id, amount_paise, reason) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (payment_id, reason) DO NOTHING RETURNING id`,
-    [newRefundId(), req.paymentId, req.orderId, req.amountPaise, req.reason],
+    [refundIdOf(req.paymentId, req.reason), req.paymentId, req.orderId, req.amountPaise, req.reason],
   );
   return rows[0]?.id ?? null;
 }

@@ -14,27 +14,43 @@ export class CampaignCallError extends Error {}
  * the definition of a restore, and the fault is about what the provider's side did meanwhile
  * (captures, webhooks answered, transfers sent). Their writes wait, in order, until the restore. */
 let writesHeld: Promise<void> | null = null;
+/** Writes sent and not yet answered: the hold waits for them, so none is answered after the snapshot. */
+let writesInFlight = 0;
 
-export function holdClientWrites(until: Promise<void>): void {
+/** Holds every write not yet sent until `until` settles; resolves once the writes already sent have
+ * been answered (then nothing the clients were told is newer than a snapshot taken now). */
+export async function holdClientWrites(until: Promise<void>): Promise<void> {
   const held = until.finally(() => { if (writesHeld === held) writesHeld = null; });
   writesHeld = held;
+  while (writesInFlight > 0) await sleep(20);
 }
 
 /** Retries until a non-5xx answer or the deadline; answers in `accept` (default 2xx) are returned,
  * any other 4xx throws (the campaign's own request was wrong, or the system refused it). */
 export async function callRetrying(t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body?: unknown,
   opts: { accept?: number[]; deadlineMs?: number; onRetry?: () => void } = {}): Promise<ApiAnswer> {
-  while (method !== 'GET' && writesHeld) await writesHeld.catch(() => undefined);
   const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
   let last = '';
   for (let attempt = 0; ; attempt++) {
-    const answer = await callApi(t, role, method, route, body).catch((err: unknown) => ({ status: 0, body: String(err) }) as ApiAnswer);
+    const answer = await (method === 'GET' ? callApi(t, role, method, route, body) : writeOnce(t, role, method, route, body))
+      .catch((err: unknown) => ({ status: 0, body: String(err) }) as ApiAnswer);
     if ((answer.status >= 200 && answer.status < 300) || opts.accept?.includes(answer.status)) return answer;
     last = `${answer.status} ${JSON.stringify(answer.body)}`;
     if (answer.status !== 0 && answer.status < 500 && answer.status !== 429) throw new CampaignCallError(`${method} ${route} as ${role} → ${last}`);
     if (Date.now() > deadline) throw new CampaignCallError(`${method} ${route} as ${role}: still failing at the deadline (last: ${last})`);
     opts.onRetry?.();
     await sleep(Math.min(250 * 2 ** Math.min(attempt, 3), 2_000));
+  }
+}
+
+/** One write, sent once no hold is in force, counted while it is unanswered. */
+async function writeOnce(t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body: unknown): Promise<ApiAnswer> {
+  while (writesHeld) await writesHeld.catch(() => undefined);
+  writesInFlight += 1;
+  try {
+    return await callApi(t, role, method, route, body);
+  } finally {
+    writesInFlight -= 1;
   }
 }
 

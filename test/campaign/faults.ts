@@ -126,11 +126,12 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         count('PostgreSQL immediate shutdown');
         return;
       case 'db_rollback': {
-        // Snapshot now; the clients' writes wait from here (calls.ts). After the lost window the
-        // database is restored to the snapshot: sessions ended, the rows put back, connections again.
-        const snap = await eventually('snapshotting the app database', () => snapshotDatabase(t.databaseUrl, `campaign_${plan.seed}`));
+        // The clients' writes wait from here (calls.ts), those in flight answered first; then the
+        // snapshot. After the lost window the database is restored to it: sessions ended, the rows
+        // put back, connections allowed again.
         let restored!: () => void;
-        holdClientWrites(new Promise<void>((r) => { restored = r; }));
+        await holdClientWrites(new Promise<void>((r) => { restored = r; }));
+        const snap = await eventually('snapshotting the app database', () => snapshotDatabase(t.databaseUrl, `campaign_${plan.seed}`)).catch((err: unknown) => { restored(); throw err; });
         log(`fault ${at}: database snapshot taken; restored to it in ${(f.lostMs / 1000).toFixed(1)} s`);
         try {
           await sleep(f.lostMs);

@@ -135,6 +135,26 @@ describe('payouts: the database restored to an earlier point', () => {
     await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-row-older-than-run');
   });
 
+  test('when a cancelled order was paid by a stale checkout page and refunded inside the lost window, then after the restore the sweep finds the capture again and records that refund (by its receipt), and no second refund is made', async () => {
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-refund');
+    expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`)).status).toBe(200);
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'refund');
+
+    // The lost window: the stale page pays, the capture is refunded (ours, by our receipt).
+    const payment = await control().payOrder(gatewayOrderId);
+    const refundsOfPayment = async () => (await control().refunds()).filter((r) => r.payment_id === payment.id);
+    const ourRefund = async () => (await db.query<{ id: string; gateway_refund_id: string | null; status: string }>('SELECT id, gateway_refund_id, status FROM refunds WHERE payment_id = $1', [payment.id])).rows[0];
+    const before = (await eventually(ourRefund, (r) => !!r?.gateway_refund_id, 30_000))!;
+    expect(await refundsOfPayment()).toHaveLength(1);
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    expect(await ourRefund()).toBeUndefined();
+    const after = await eventually(async () => { await sweepMissedWebhooks(); return ourRefund(); }, (r) => !!r?.gateway_refund_id, 30_000);
+
+    expect(after).toMatchObject({ id: before.id, gateway_refund_id: before.gateway_refund_id });
+    expect(await refundsOfPayment()).toHaveLength(1);
+  });
+
   test('when the transfer left inside the lost window and its run is still waiting for settlement, then the run follows the restored row to the same transfer and the vendor is paid once', async () => {
     const { orderId, gatewayOrderId } = await placeOrder('rollback-running');
     const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'running');

@@ -1,5 +1,5 @@
 import { ledgerRouteOf, offlineLedgerAmountPaise, onlineCollectionFor, payableRouteFor, priceOrder, type PairTerms, type PayableOrder } from '../../src/moneyin/orderRules';
-import { ORDER_ID_PATTERN, newOrderId, newRefundId, newTopupId } from '../../src/moneyin/ids';
+import { ORDER_ID_PATTERN, newOrderId, refundIdOf, newTopupId } from '../../src/moneyin/ids';
 
 const account = 'acc_VendorAaaaaaaaa1';
 const platformTerms: PairTerms = { settlementMode: 'platform_transfer', linkedAccountId: account };
@@ -91,6 +91,9 @@ describe('ids', () => {
   test('when ids are made, then they are a prefix and 14 alphanumerics', () => {
     expect(newOrderId()).toMatch(ORDER_ID_PATTERN);
     expect(newTopupId()).toMatch(/^top_[A-Za-z0-9]{14}$/);
-    expect(newRefundId()).toMatch(/^rfr_[A-Za-z0-9]{14}$/);
+    expect(refundIdOf('pay_A', 'order_cancelled')).toMatch(/^rfr_[A-Za-z0-9]{14}$/);
+    // One request per payment and reason: the same pair always names the same receipt.
+    expect(refundIdOf('pay_A', 'order_cancelled')).toBe(refundIdOf('pay_A', 'order_cancelled'));
+    expect(refundIdOf('pay_A', 'duplicate_capture')).not.toBe(refundIdOf('pay_A', 'order_cancelled'));
   });
 });
