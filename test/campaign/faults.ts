@@ -129,15 +129,26 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         // The clients' writes wait from here (calls.ts), those in flight answered first; then the
         // snapshot. After the lost window the database is restored to it: sessions ended, the rows
         // put back, connections allowed again.
+        // First a backlog the lost window will answer: captures of orders placed now wait at the
+        // provider, their webhooks undelivered, so the window holds payouts of orders the snapshot knows.
+        log(`fault ${at}: webhook delivery held ${f.backlogMs} ms before the database snapshot`);
+        await t.sandbox.setWebhookDelivery(false);
+        await sleep(f.backlogMs);
         let restored!: () => void;
         await holdClientWrites(new Promise<void>((r) => { restored = r; }));
+        const transfersBefore = new Set((await eventually('listing the provider\'s transfers', () => t.sandbox.transfers())).map((x) => x.id));
         const snap = await eventually('snapshotting the app database', () => snapshotDatabase(t.databaseUrl, `campaign_${plan.seed}`)).catch((err: unknown) => { restored(); throw err; });
-        log(`fault ${at}: database snapshot taken; restored to it in ${(f.lostMs / 1000).toFixed(1)} s`);
+        const snapAt = `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
+        log(`fault ${snapAt}: database snapshot taken, webhook delivery on; restored to it in ${(f.lostMs / 1000).toFixed(1)} s`);
         try {
+          await t.sandbox.setWebhookDelivery(true);
           await sleep(f.lostMs);
+          // What the provider did that the restore makes our rows forget: the proof the fault bit.
+          const lost = (await eventually('listing the provider\'s transfers', () => t.sandbox.transfers())).filter((x) => !transfersBefore.has(x.id));
           await eventually('restoring the app database', () => restoreDatabase(t.databaseUrl, snap, { exclusive: true }));
           count(`database restored (${Math.round(f.lostMs / 1000)} s lost)`);
-          log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: database restored to the snapshot of ${at}`);
+          count('transfers made in the lost window', lost.length);
+          log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: database restored to the snapshot of ${snapAt}`);
         } finally {
           restored();
         }

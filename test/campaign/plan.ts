@@ -83,9 +83,10 @@ export type PlannedFault =
   | { kind: 'kill_temporal_service'; atMs: number; service: 'history' | 'matching'; restartAfterMs: number }
   | { kind: 'restart_temporal_service'; atMs: number; service: 'frontend' }
   | { kind: 'restart_postgres'; atMs: number }
-  /** The app's database goes back in time: a snapshot at `atMs`, restored `lostMs` later (Temporal and
-   * the sandbox keep what happened in between). */
-  | { kind: 'db_rollback'; atMs: number; lostMs: number }
+  /** The app's database goes back in time: webhook delivery held for `backlogMs` from `atMs` (captures
+   * pile up at the provider), then a snapshot as delivery resumes, restored `lostMs` later; Temporal
+   * and the sandbox keep what happened in between (the captures answered, the payouts sent). */
+  | { kind: 'db_rollback'; atMs: number; backlogMs: number; lostMs: number }
   | { kind: 'kill_switch'; atMs: number; forMs: number }
   /** Pause and resume in quick succession while payouts are being claimed (waits must hear every resume). */
   | { kind: 'kill_switch_flutter'; atMs: number; gapsMs: number[] }
@@ -211,7 +212,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
   }
   // Planned last, so the rest of a seed's plan is the same with or without it.
-  if (opts.dbRollback) faults.push({ kind: 'db_rollback', atMs: at(0.25, 0.4), lostMs: int(10_000, 15_000) });
+  if (opts.dbRollback) faults.push({ kind: 'db_rollback', atMs: at(0.25, 0.4), lostMs: int(10_000, 15_000), backlogMs: int(3_000, 5_000) });
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
