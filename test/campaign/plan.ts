@@ -212,7 +212,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
   }
   // Planned last, so the rest of a seed's plan is the same with or without it.
-  if (opts.dbRollback) faults.push({ kind: 'db_rollback', atMs: at(0.25, 0.4), lostMs: int(10_000, 15_000), backlogMs: int(3_000, 5_000) });
+  if (opts.dbRollback) faults.push(dbRollbackClearOfTheSwitch(faults, { at, int }));
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
@@ -225,6 +225,17 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     { atMs: at(0.85, 0.95), failOne: false, why: 'late in the run' },
   ];
   return { seed: opts.seed, orders, faults, settlements, planted, durationMs };
+}
+
+/** The rollback's window must not overlap a kill-switch pause: the clients' writes wait during it,
+ * so ops' resume would too, and no transfer would leave in the window (nothing for it to test). */
+function dbRollbackClearOfTheSwitch(faults: readonly PlannedFault[], r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): PlannedFault {
+  const lostMs = r.int(10_000, 15_000);
+  const backlogMs = r.int(3_000, 5_000);
+  const paused = faults.flatMap((f) => (f.kind === 'kill_switch' ? [[f.atMs, f.atMs + f.forMs]] : f.kind === 'kill_switch_flutter' ? [[f.atMs, f.atMs + f.gapsMs.reduce((a, b) => a + b, 0) + 2_000]] : []));
+  let atMs = r.at(0.1, 0.6);
+  for (let tries = 0; tries < 50 && paused.some(([from, to]) => atMs < to! + 1_000 && atMs + backlogMs + lostMs > from! - 1_000); tries++) atMs = r.at(0.05, 0.9);
+  return { kind: 'db_rollback', atMs, backlogMs, lostMs };
 }
 
 function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number, r: { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T }): PlannedOrder {
