@@ -212,7 +212,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
   }
   // Planned last, so the rest of a seed's plan is the same with or without it.
-  if (opts.dbRollback) faults.push(dbRollbackClearOfTheSwitch(faults, { at, int }));
+  if (opts.dbRollback) faults.push(dbRollbackClearOfOtherFaults(faults, durationMs, { at, int }));
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
@@ -227,15 +227,29 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   return { seed: opts.seed, orders, faults, settlements, planted, durationMs };
 }
 
-/** The rollback's window must not overlap a kill-switch pause: the clients' writes wait during it,
- * so ops' resume would too, and no transfer would leave in the window (nothing for it to test). */
-function dbRollbackClearOfTheSwitch(faults: readonly PlannedFault[], r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): PlannedFault {
+/** The rollback's window must not overlap a fault that stops payouts leaving: a kill-switch pause
+ * (the clients' writes wait in the window, ops' resume too), webhooks undelivered or given up, a
+ * Temporal or PostgreSQL restart, an empty balance. Otherwise nothing would leave in the window and
+ * the restore would test nothing; the plan says how many transfers did leave in it. */
+function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationMs: number, r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): PlannedFault {
   const lostMs = r.int(10_000, 15_000);
   const backlogMs = r.int(3_000, 5_000);
-  const paused = faults.flatMap((f) => (f.kind === 'kill_switch' ? [[f.atMs, f.atMs + f.forMs]] : f.kind === 'kill_switch_flutter' ? [[f.atMs, f.atMs + f.gapsMs.reduce((a, b) => a + b, 0) + 2_000]] : []));
-  let atMs = r.at(0.1, 0.6);
-  for (let tries = 0; tries < 50 && paused.some(([from, to]) => atMs < to! + 1_000 && atMs + backlogMs + lostMs > from! - 1_000); tries++) atMs = r.at(0.05, 0.9);
-  return { kind: 'db_rollback', atMs, backlogMs, lostMs };
+  const RESTART_MS = 8_000;
+  const busy = faults.flatMap((f): Array<[number, number]> => {
+    switch (f.kind) {
+      case 'kill_switch': case 'webhook_target_down': case 'webhook_delivery_off': case 'balance_zero': return [[f.atMs, f.atMs + f.forMs]];
+      case 'kill_switch_flutter': return [[f.atMs, f.atMs + f.gapsMs.reduce((a, b) => a + b, 0) + 2_000]];
+      case 'restart_temporal': case 'restart_postgres': case 'kill_temporal_service': case 'restart_temporal_service': return [[f.atMs, f.atMs + RESTART_MS]];
+      default: return [];
+    }
+  });
+  const clear = (atMs: number) => !busy.some(([from, to]) => atMs < to + 1_000 && atMs + backlogMs + lostMs > from - 1_000);
+  for (let tries = 0; tries < 200; tries++) {
+    const atMs = r.at(0.05, 0.95);
+    if (clear(atMs)) return { kind: 'db_rollback', atMs, backlogMs, lostMs };
+  }
+  // A schedule with no gap that long: after the last of them (the workload's clients wait it out).
+  return { kind: 'db_rollback', atMs: Math.max(durationMs, ...busy.map(([, to]) => to + 1_000)), backlogMs, lostMs };
 }
 
 function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number, r: { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T }): PlannedOrder {
