@@ -142,13 +142,11 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
   /** The row may be older than the provider's ledger (a restored database): send nothing and treat
    * the claim as an unknown outcome, so the resolver lists the provider's transfers by the payout's
-   * note from the moment a forgotten send could have been made (its window starts at the key's first
-   * send, set here to that moment). Found: recorded as ours; nothing found: sent under the same key. */
+   * note from the moment a forgotten send could have been made (the mark's instant; the key's age is
+   * left alone). Found: recorded as ours; nothing found: sent under the same key, the mark cleared by
+   * the resolver's finding. */
   async function askProviderFirst(tx: Tx, payout: PayoutView): Promise<SendGate> {
-    await tx.query(
-      `UPDATE payouts SET request_sent_at = now(), provider_may_know_since = NULL,
-              key_first_sent_at = LEAST(COALESCE(key_first_sent_at, provider_may_know_since), provider_may_know_since)
-        WHERE id = $1`, [payout.id]);
+    await tx.query('UPDATE payouts SET request_sent_at = now() WHERE id = $1', [payout.id]);
     logger.warn(payoutLogFields(payout), 'not sent: the payout row may be older than the provider\'s ledger (a restored database); asking the provider by its note first');
     return { send: false, outcome: { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the row may be older than the provider\'s ledger; asking the provider first' } };
   }
@@ -217,8 +215,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return closePayoutBatch(db, batchId, policy.attemptCap);
     },
 
-    async claimBatchPayout(batchId: string): Promise<ClaimResult> {
-      return claimBatchPayout(db, batchId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs });
+    async claimBatchPayout(batchId: string, opts: { rowOlderThanRun?: boolean } = {}): Promise<ClaimResult> {
+      return claimBatchPayout(db, batchId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs, providerMayKnow: opts.rowOlderThanRun ?? false });
     },
 
     /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
@@ -260,7 +258,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // its claim time.
       const { rows } = await db.query<{ anchor: Date | null; earliest: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null }>(
         `SELECT COALESCE(request_sent_at, claimed_at) AS anchor, attempts,
-                LEAST(COALESCE(request_sent_at, claimed_at), key_first_sent_at) AS earliest,
+                LEAST(COALESCE(request_sent_at, claimed_at), provider_may_know_since) AS earliest,
                 (extract(epoch FROM now() - COALESCE(request_sent_at, claimed_at)) * 1000)::int8 AS age_ms,
                 (extract(epoch FROM now() - key_first_sent_at) * 1000)::int8 AS key_age_ms,
                 (extract(epoch FROM now() - resolver_failing_since) * 1000)::int8 AS failing_ms
@@ -277,7 +275,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       const beat = setInterval(() => context.heartbeat({ payoutId }), 2_000);
       try {
         transfers = await gateway.listTransfers({
-          // From the key's first send: a request under this key that landed then is found too.
+          // From the mark of a row older than the provider's ledger, when there is one (a restore).
           from: new Date((claim.earliest ?? claim.anchor).getTime() - RESOLVER_WINDOW_BEFORE_MS),
           to: new Date(claim.anchor.getTime() + RESOLVER_WINDOW_AFTER_MS),
         });
@@ -310,6 +308,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         return { ...(await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution: found, runId: currentRunId(), policy: recording })), resolution: found.kind };
       }
       const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
+      // A finding answers the mark of a row older than the provider's ledger: the next send is a send.
+      if (resolution.kind !== 'ask_again') await db.query('UPDATE payouts SET provider_may_know_since = NULL WHERE id = $1 AND provider_may_know_since IS NOT NULL', [payoutId]);
       if (recorded.balanceWallLowered) await wakeAfterBalanceWall(payoutLogFields(payout));
       return { ...recorded, resolution: resolution.kind };
     },

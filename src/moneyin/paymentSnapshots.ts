@@ -59,7 +59,8 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
     if (owner.kind === 'order') await tx.query(`UPDATE orders SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [owner.orderId]);
     return [];
   }
-  if (payment.status === 'refunded') return refundsWeWouldHaveAsked(tx, payment, owner, deps);
+  // Captured, then refunded: a late authorisation Razorpay refunds by itself was never captured.
+  if (payment.status === 'refunded') return payment.captured === true ? refundsWeWouldHaveAsked(tx, payment, owner, deps) : [];
   if (payment.status !== 'captured') return []; // authorized: recorded; nothing is payable before capture
 
   switch (owner.kind) {

@@ -15,6 +15,8 @@ export const paymentEntitySchema = z.looseObject({
   amount: positivePaise,
   currency: z.string().length(3),
   status: z.enum(['created', 'authorized', 'captured', 'refunded', 'failed']),
+  /** Whether it was ever captured: a `refunded` payment that was not is a refunded authorisation. */
+  captured: z.boolean().optional(),
   order_id: z.string().min(1).nullable(),
   method: z.string().nullable().optional(),
   fee: paiseOrNull,

@@ -13,7 +13,7 @@ import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, ty
 import { retryDelayMs } from './rejection';
 
 type RetryPolicy = Parameters<typeof retryDelayMs>[1];
-import { claimPayoutRow, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from './repository';
+import { claimPayoutRow, findPayoutByOrder, insertAttempt, lockPayout, markProviderMayKnow, transition, type ClaimResult } from './repository';
 
 export type JoinResult =
   | { kind: 'joined'; payout: PayoutView; batchId: string; cutoffAt: string }
@@ -135,7 +135,7 @@ export async function closePayoutBatch(db: Db, batchId: string, attemptCap: numb
 /** The claim of a batch's own payout: routed at fire time like an order's (a vendor without a linked
  * account, or a pair no longer paid by platform transfer, reroutes it, and its members are owed
  * offline), then the same claim as an order's payout. */
-export async function claimBatchPayout(db: Db, batchId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number }): Promise<ClaimResult> {
+export async function claimBatchPayout(db: Db, batchId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number; providerMayKnow?: boolean }): Promise<ClaimResult> {
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ id: string; claimed_by_run: string | null; account: string | null; mode: string | null }>(
       `SELECT p.id, p.claimed_by_run, v.linked_account_id AS account, ev.settlement_mode AS mode
@@ -146,6 +146,7 @@ export async function claimBatchPayout(db: Db, batchId: string, opts: { attemptC
         WHERE p.batch_id = $1 FOR UPDATE OF p`, [batchId]);
     const row = rows[0];
     if (!row) return { kind: 'no_transfer', reason: 'the batch has not closed with orders to pay', payout: null };
+    if (opts.providerMayKnow) await markProviderMayKnow(tx, batchId);
     let payout = await lockPayout(tx, row.id, opts.attemptCap);
     if (!row.account || (row.mode ?? 'platform_transfer') !== 'platform_transfer') {
       if (await transition(tx, payout, { type: 'reroute' })) payout = await lockPayout(tx, row.id, opts.attemptCap);

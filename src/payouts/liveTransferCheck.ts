@@ -22,15 +22,22 @@ export interface ListingWindow { from: string; to: string }
 /** What the provider listed for a payout before the decision: the transfers carrying its note. */
 export interface ProviderListing { payoutId: string; window: ListingWindow; transfers: RzpTransfer[] }
 
-interface SendTimesRow { id: string; status: PayoutStatus; claimed_at: Date | null; request_sent_at: Date | null; key_first_sent_at: Date | null }
+interface SendTimesRow {
+  id: string; status: PayoutStatus; claimed_at: Date | null; request_sent_at: Date | null; key_first_sent_at: Date | null;
+  /** Set when the row may be older than the provider's ledger (a restored database): a send of
+   * ours may have been made since then that the row does not record. */
+  provider_may_know_since?: Date | null;
+}
 
 /** Pure: the window that holds every request sent under the payout's current key, from its first send
- * to the latest claim or send, with the resolver's margins; null when the key never went out. */
-export function listingWindowFor(row: Pick<SendTimesRow, 'claimed_at' | 'request_sent_at' | 'key_first_sent_at'>): ListingWindow | null {
-  if (!row.key_first_sent_at) return null;
-  const latest = Math.max(...[row.key_first_sent_at, row.request_sent_at, row.claimed_at].filter((d): d is Date => d !== null).map((d) => d.getTime()));
+ * (or from the mark of a row older than the provider's ledger) to the latest claim or send, with the
+ * resolver's margins; null when the key never went out and no such mark is set. */
+export function listingWindowFor(row: Pick<SendTimesRow, 'claimed_at' | 'request_sent_at' | 'key_first_sent_at' | 'provider_may_know_since'>): ListingWindow | null {
+  const first = [row.key_first_sent_at, row.provider_may_know_since ?? null].filter((d): d is Date => d !== null).map((d) => d.getTime());
+  if (first.length === 0) return null;
+  const latest = Math.max(...first, ...[row.request_sent_at, row.claimed_at].filter((d): d is Date => d !== null).map((d) => d.getTime()));
   return {
-    from: new Date(row.key_first_sent_at.getTime() - RESOLVER_WINDOW_BEFORE_MS).toISOString(),
+    from: new Date(Math.min(...first) - RESOLVER_WINDOW_BEFORE_MS).toISOString(),
     to: new Date(latest + RESOLVER_WINDOW_AFTER_MS).toISOString(),
   };
 }
@@ -39,7 +46,7 @@ const covers = (listed: ListingWindow, needed: ListingWindow): boolean => listed
 
 async function readSendTimes(db: Db | Tx, where: { orderId: string } | { payoutId: string }): Promise<SendTimesRow | null> {
   const [whereSql, value] = 'orderId' in where ? ['order_id = $1 OR batch_id = $1', where.orderId] : ['id = $1', where.payoutId];
-  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, claimed_at, request_sent_at, key_first_sent_at FROM payouts WHERE ${whereSql}`, [value]);
+  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, claimed_at, request_sent_at, key_first_sent_at, provider_may_know_since FROM payouts WHERE ${whereSql}`, [value]);
   return rows[0] ?? null;
 }
 

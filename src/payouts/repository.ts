@@ -188,13 +188,15 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
 /** The row may be older than the provider's ledger (issue 23 item 4: a completed run over an open
  * row, or a run that recorded a send the row no longer shows): the next send asks the provider first
  * (activities/payout.ts, the gate), over a window from the earliest moment any send for it could have
- * been made, the order's creation (or the batch window's start). Only rows no claim holds. */
+ * been made, the order's creation (or the batch window's start). Any open status: a `processing`
+ * row's resolver lists from it too, and an `accepted` row whose transfer failed meanwhile asks before
+ * its next send; the mark stays until the resolver has a finding. */
 export async function markProviderMayKnow(db: Queryable, orderId: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE payouts p SET provider_may_know_since = COALESCE(p.provider_may_know_since,
             (SELECT o.created_at FROM orders o WHERE o.id = p.order_id),
             (SELECT b.window_start FROM payout_batches b WHERE b.id = p.batch_id), p.created_at)
-      WHERE (p.order_id = $1 OR p.batch_id = $1) AND p.status IN ('pending', 'failed')`, [orderId]);
+      WHERE (p.order_id = $1 OR p.batch_id = $1) AND p.status IN ('pending', 'failed', 'processing', 'accepted')`, [orderId]);
   return rowCount === 1;
 }
 
@@ -217,8 +219,9 @@ export async function transfersPaused(db: Queryable): Promise<boolean> {
  * `pending|failed → processing` with `attempts < limit`. Zero rows is a lost claim, recorded once per run. */
 export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: number; runId: string; balanceProbeMs: number; providerMayKnow?: boolean }): Promise<ClaimResult> {
   return inTransaction(db, async (tx) => {
-    if (opts.providerMayKnow) await markProviderMayKnow(tx, orderId);
     const order = await lockPayableOrder(tx, orderId);
+    // After the order's lock, as every path takes them (order, then payout).
+    if (opts.providerMayKnow) await markProviderMayKnow(tx, orderId);
     if (!order || order.order_status !== 'paid') return { kind: 'no_transfer', reason: `order is ${order?.order_status ?? 'missing'}`, payout: null };
     const route = routeOf(order);
     const existing = await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId]);

@@ -135,6 +135,27 @@ describe('payouts: the database restored to an earlier point', () => {
     await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-row-older-than-run');
   });
 
+  test('when the restored row is accepted under a transfer that failed inside the lost window, after which a fresh key paid (its run completed), then the payout asks the provider before its next send and finds that transfer', async () => {
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-accepted');
+    await control().payOrder(gatewayOrderId);
+    const first = await statusIs(orderId, 'accepted');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'accepted');
+
+    // The lost window: the first transfer fails at the provider, a fresh key pays, the run completes.
+    await control().processPendingTransfers({ fail: [first.provider_transfer_id!] });
+    const paid = (await eventually(async () => { await control().processPendingTransfers(); return payoutRow(db, orderId); }, (p) => p?.status === 'settled', 30_000))!;
+    expect(paid.provider_transfer_id).not.toBe(first.provider_transfer_id);
+    expect(await (run(orderId).result() as Promise<PayoutWorkflowResult>)).toMatchObject({ kind: 'finished', status: 'settled' });
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'accepted', provider_transfer_id: first.provider_transfer_id });
+    await convergeAfterRestore(orderId);
+
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled', provider_transfer_id: paid.provider_transfer_id });
+    const live = (await transfersFor(orderId)).filter((t) => t.status !== 'failed');
+    expect(live.map((t) => t.id)).toEqual([paid.provider_transfer_id]);
+  });
+
   test('when a cancelled order was paid by a stale checkout page and refunded inside the lost window, then after the restore the sweep finds the capture again and records that refund (by its receipt), and no second refund is made', async () => {
     const { orderId, gatewayOrderId } = await placeOrder('rollback-refund');
     expect((await http(h, 'POST', `/v1/orders/${orderId}/cancel`)).status).toBe(200);

@@ -59,7 +59,8 @@ export class PayoutRun {
 
   publish(view: PayoutView | null): void {
     this.payout = view;
-    if (view && view.attempts < this.attemptsSeen) this.rowOlderThanRun = true;
+    // Fewer attempts than seen, or no row at all after some: a row older than this run's history.
+    if ((view?.attempts ?? 0) < this.attemptsSeen) this.rowOlderThanRun = true;
     this.attemptsSeen = Math.max(this.attemptsSeen, view?.attempts ?? 0);
     this.explain();
     // Search attributes only when they change: each upsert is a command in the history.
