@@ -250,7 +250,14 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       if (!parked) return; // its webhook was lost: recon must raise reversal-not-in-app
       h.reversed.seen = true;
       const decision = o.expect.transfers === 'direct' && o.expect.reversedThen === 'pay_offline' ? 'pay-offline' : 'retry';
-      await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, retried);
+      const decide = () => callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, { ...retried, accept: [409] });
+      // A 409: the payout left the queue between the look and the decision (after a database restore
+      // it asks the provider again and parks once more): ops look again, and decide once it is back.
+      if ((await decide()).status === 409) {
+        if (!(await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 60_000))) throw new Error('the payout left the queue before ops decided, and did not come back');
+        const again = await decide();
+        if (again.status === 409) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
+      }
       return;
     }
     case 'dashboard_refund': {
