@@ -6,6 +6,7 @@
  *   order was cancelled (nothing is owed), or the payment that keeps the order also carries one. A
  *   duplicate capture that happens to carry the order's only split (Razorpay ran it on the payment
  *   our webhooks heard second) is refunded from the platform balance, and the vendor keeps it.
+ * - A reversed transfer on the refunded payment is decided as a live one (it ran; it is final).
  * - No live transfer on the refunded payment says nothing while the split may still run: Razorpay
  *   creates it moments after capture and retries a failed one for days. Until our split row is final
  *   (or, with no row, until the retry window since the capture has passed) the refund waits. */
@@ -34,8 +35,12 @@ export function isLiveTransfer(t: Pick<RzpTransfer, 'status'>): boolean {
 }
 
 export function splitReversal(input: SplitReversalInput): SplitReversal {
-  const refundedLive = input.refundedPaymentTransfers.some(isLiveTransfer);
-  if (refundedLive) {
+  // A reversed transfer ran and is final (Razorpay retries a failed split, never a reversed one): the
+  // decision is the one a live transfer gets. The refund asked again after a database restore lost
+  // our first one must send the body that refund was sent with (reverse_all), or the provider refuses
+  // the key as reused; a refund made with reverse_all after someone else reversed it takes nothing.
+  const refundedRan = input.refundedPaymentTransfers.some((t) => isLiveTransfer(t) || t.status === 'reversed');
+  if (refundedRan) {
     if (input.keptPaymentTransfers === null) return { kind: 'reverse' };
     return input.keptPaymentTransfers.some(isLiveTransfer) ? { kind: 'reverse' } : { kind: 'keep' };
   }

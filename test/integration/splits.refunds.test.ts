@@ -5,6 +5,7 @@
  * keeps the split of the order it served. Real Temporal, PostgreSQL and the sandbox over HTTP. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
 import { call, openOfflineLedger, placeSplitOrder, postSignedWebhook, runMissedWebhookSweep, seedVendor, splitRow, startSplitStack, until, type SplitStack } from './splits.support';
 
 describe('splits: refunds reverse the vendor share the documented way', () => {
@@ -63,6 +64,35 @@ describe('splits: refunds reverse the vendor share the documented way', () => {
     expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
     await runMissedWebhookSweep(s);
     expect((await s.db.query('SELECT count(*)::int AS n FROM transfer_reversals WHERE order_id = $1', [order.orderId])).rows).toEqual([{ n: 1 }]);
+  });
+
+  test('when a cancelled split order paid anyway is refunded with reverse_all inside a window the database then loses, then after the restore the refund is found by its receipt and the reversal it made is recorded, with no second refund', async () => {
+    const vendor = await seedVendor(s, 'cancel_split_restore');
+    const order = await placeSplitOrder(s, vendor);
+    expect((await call(s.apiUrl, 'POST', `/v1/orders/${order.orderId}/cancel`, {}, s.keys.ordering)).status).toBe(200);
+    const snap = await snapshotDatabase(s.databaseUrl, 'split_refund');
+
+    // The lost window: the stale page pays, Razorpay runs the split, our refund takes it back.
+    const payment = await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    const [before] = await until(() => refundsOf(payment.id), (rows) => rows[0]?.status === 'processed');
+    const [split] = (await s.control.transfers({ recipient: vendor.linkedAccountId })).filter((t) => t.source === order.gatewayOrderId);
+    expect(split).toMatchObject({ status: 'reversed' });
+    const [reversal] = await s.control.reversals(split!.id);
+
+    await restoreDatabase(s.databaseUrl, snap, { exclusive: true });
+    expect(await refundsOf(payment.id)).toEqual([]);
+    // The sweeps find the capture again; the refund request, asked once more, meets a split already
+    // reversed (final: Razorpay does not run it again) and the provider's "duplicate receipt".
+    const [after] = await until(async () => { await runMissedWebhookSweep(s); return refundsOf(payment.id); }, (rows) => rows[0]?.status === 'processed', 30_000);
+    expect(after).toMatchObject({ id: before.id, gateway_refund_id: before.gateway_refund_id });
+    expect((await s.control.refunds()).filter((r) => r.payment_id === payment.id)).toHaveLength(1);
+    const recorded = await until(async () => {
+      await runMissedWebhookSweep(s);
+      return (await s.db.query('SELECT id, transfer_id, made_by, owed_paise::int AS owed_paise FROM transfer_reversals WHERE order_id = $1', [order.orderId])).rows;
+    }, (rows) => rows.length > 0, 30_000);
+    expect(recorded).toEqual([{ id: reversal!.id, transfer_id: split!.id, made_by: 'our_refund', owed_paise: 0 }]);
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
   });
 
   test('when a split order is captured twice, then the second payment is refunded alone and the vendor keeps the split of the first', async () => {

@@ -26,6 +26,8 @@ import { startTestWorker, type TestTemporal } from '../support/temporal';
 
 export interface SplitStack {
   db: Db;
+  /** The stack's own database (isolatedPool). */
+  databaseUrl: string;
   config: Config;
   gateway: Gateway;
   sandbox: RunningSandbox;
@@ -41,7 +43,7 @@ export interface SplitStack {
 }
 
 export async function startSplitStack(opts: { name: string; env?: Record<string, string>; sandbox?: Partial<SandboxOptions> }): Promise<SplitStack> {
-  const { db } = await isolatedPool();
+  const { db, url: databaseUrl } = await isolatedPool();
   const defaults = loadConfig();
   const sandbox = await startSandbox({
     keyId: defaults.RAZORPAY_KEY_ID, keySecret: defaults.RAZORPAY_KEY_SECRET, webhookSecret: defaults.RAZORPAY_WEBHOOK_SECRET,
@@ -63,7 +65,7 @@ export async function startSplitStack(opts: { name: string; env?: Record<string,
   const opsUrl = await ops.listen({ port: 0, host: '127.0.0.1' });
   const keys = await mintRoleKeys(db);
   return {
-    db, config, gateway, sandbox, control: sandbox.control, temporal, api, apiUrl, opsUrl, keys,
+    db, databaseUrl, config, gateway, sandbox, control: sandbox.control, temporal, api, apiUrl, opsUrl, keys,
     shiftClock(ms) { shiftMs = ms; },
     async close() {
       await ops.close();

@@ -29,6 +29,11 @@ describe('splitReversal', () => {
     expect(splitReversal({ ...base, splitStatus: 'processed', keptPaymentTransfers: [transfer('processed')], refundedPaymentTransfers: [] })).toEqual({ kind: 'keep' });
     expect(splitReversal({ ...base, splitStatus: 'failed', refundedPaymentTransfers: [transfer('failed')] })).toEqual({ kind: 'keep' });
     expect(splitReversal({ ...base, splitStatus: null, refundedPaymentTransfers: [transfer('failed')], retryWindowPassed: true })).toEqual({ kind: 'keep' });
-    expect(splitReversal({ ...base, refundedPaymentTransfers: [transfer('reversed')] })).toEqual({ kind: 'keep' });
+  });
+
+  test('when the refunded payment\'s split was already reversed, then it is decided as a live one whatever our row says (it ran, and Razorpay does not run it again): the same reverse_all as the first refund', () => {
+    expect(splitReversal({ ...base, splitStatus: null, refundedPaymentTransfers: [transfer('reversed')], retryWindowPassed: false })).toEqual({ kind: 'reverse' });
+    expect(splitReversal({ ...base, splitStatus: 'expected', refundedPaymentTransfers: [transfer('failed'), transfer('reversed')] })).toEqual({ kind: 'reverse' });
+    expect(splitReversal({ ...base, keptPaymentTransfers: [], refundedPaymentTransfers: [transfer('reversed')] })).toEqual({ kind: 'keep' });
   });
 });
