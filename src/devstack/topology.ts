@@ -24,7 +24,8 @@ import { apiService, sandboxService, workerService, type AppServiceContext } fro
 import { startRoundRobinProxy } from './loadBalancer';
 import { freePort } from './ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './privateFiles';
-import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './postgres';
+import { ensureDatabase, startEmbeddedPostgres } from './postgres';
+import { startReplicatedPostgres, type FailoverReport } from './postgresReplication';
 import { sandboxHttpControl } from './sandboxHttpControl';
 import { installTemporalCli, startTemporalDevServer, type RunningTemporal } from './temporal';
 import { installTemporalServer, startTemporalCluster, type TemporalCluster } from './temporalCluster';
@@ -75,7 +76,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
   const temporalKind = opts.temporalAddress ? null : (opts.temporal ?? 'dev');
   // The servers this topology started, as they are now (a restart replaces the process).
   let ownTemporal: { current: RunningTemporal; restart(): Promise<void> } | undefined;
-  let ownPostgres: { current: RunningPostgres; restart(): Promise<void> } | undefined;
+  let ownPostgres: { adminUrl: string; restart(): Promise<void>; failover?: () => Promise<FailoverReport> } | undefined;
 
   try {
     // 1. Temporal and PostgreSQL: reuse what was given, start the rest (both settle before a
@@ -98,20 +99,27 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         } };
         return server;
       })(),
-      opts.databaseUrl ? Promise.resolve(null) : (async (): Promise<RunningPostgres> => {
+      opts.databaseUrl ? Promise.resolve(null) : (async () => {
+        if (opts.postgres === 'replicated') {
+          log('starting an embedded PostgreSQL primary with a synchronous streaming replica behind one address');
+          const pair = await startReplicatedPostgres({ stateDir, log: fileLog('postgres') });
+          stops.push({ phase: 3, what: 'postgres', stop: () => pair.stop() });
+          ownPostgres = { adminUrl: pair.adminUrl, restart: () => pair.crashAndRestartPrimary(), failover: () => pair.failover() };
+          return ownPostgres;
+        }
         log('starting an embedded PostgreSQL');
         const pgOpts = { dataDir: path.join(stateDir, 'postgres'), port: await freePort(), persistent: false, synchronousCommit: opts.durableServers ?? false, log: fileLog('postgres') };
-        const pg = await startEmbeddedPostgres(pgOpts);
-        stops.push({ phase: 3, what: 'postgres', stop: () => ownPostgres!.current.stop() });
-        ownPostgres = { current: pg, restart: async () => {
-          await ownPostgres!.current.crash();
-          ownPostgres!.current = await startEmbeddedPostgres(pgOpts);
+        let current = await startEmbeddedPostgres(pgOpts);
+        stops.push({ phase: 3, what: 'postgres', stop: () => current.stop() });
+        ownPostgres = { adminUrl: current.adminUrl, restart: async () => {
+          await current.crash();
+          current = await startEmbeddedPostgres(pgOpts);
         } };
-        return pg;
+        return ownPostgres;
       })(),
     ]);
     for (const s of servers) if (s.status === 'rejected') throw s.reason;
-    const [temporal, postgres] = servers.map((s) => (s.status === 'fulfilled' ? s.value : null)) as [RunningTemporal | null, RunningPostgres | null];
+    const [temporal, postgres] = servers.map((s) => (s.status === 'fulfilled' ? s.value : null)) as [RunningTemporal | null, { adminUrl: string } | null];
     abortIfAsked();
     const postgresUrl = opts.databaseUrl ?? postgres!.adminUrl;
     // A cluster's persistence is PostgreSQL: the topology's own server, in databases of its own.
@@ -224,6 +232,12 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         if (!ownPostgres) throw new Error('crashAndRestartPostgres: this topology uses a PostgreSQL server it did not start');
         await ownPostgres.restart();
         log('PostgreSQL restarted after an immediate shutdown');
+      },
+      failoverPostgres: async () => {
+        if (!ownPostgres?.failover) throw new Error('failoverPostgres: this topology has no PostgreSQL replica (postgres: \'replicated\')');
+        const report = await ownPostgres.failover();
+        log(`PostgreSQL failed over: the replica promoted and the address re-pointed in ${report.unavailableMs} ms; a new replica streams after ${report.withoutStandbyMs} ms more`);
+        return report;
       },
       stop: stopAll,
     };

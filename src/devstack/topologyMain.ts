@@ -1,4 +1,4 @@
-/** `npm run topology [-- --temporal cluster] [--no-smoke]`: starts the production topology
+/** `npm run topology [-- --temporal cluster] [--postgres replicated] [--no-smoke]`: starts the production topology
  * (src/devstack/topology.ts), prints its URLs, keys and pids, places one order end to end and
  * stops every process on Ctrl-C or SIGTERM. TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and DATABASE_URL
  * point it at servers of yours; the rest of this shell's configuration reaches every process. */
@@ -37,13 +37,13 @@ function forwardedConfig(env: NodeJS.ProcessEnv): Record<string, string> {
   return withoutOwnedKeys(Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => keys.has(e[0]) && typeof e[1] === 'string' && e[1] !== '')));
 }
 
-/** `--temporal dev` (the default) or `--temporal cluster`. */
-function temporalKind(argv: string[]): TemporalKind {
-  const i = argv.indexOf('--temporal');
-  const value = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--temporal='))?.slice('--temporal='.length);
-  if (value === undefined) return 'dev';
-  if (value === 'dev' || value === 'cluster') return value;
-  throw new Error(`--temporal takes dev or cluster, not ${value}`);
+/** `--<flag> <value>` or `--<flag>=<value>`, one of `values` (the first is the default). */
+function choice<T extends string>(argv: string[], flag: string, values: readonly T[]): T {
+  const i = argv.indexOf(flag);
+  const value = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  if (value === undefined) return values[0]!;
+  if ((values as readonly string[]).includes(value)) return value as T;
+  throw new Error(`${flag} takes ${values.join(' or ')}, not ${value}`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -74,7 +74,8 @@ async function main(argv: string[]): Promise<void> {
       temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
       namespace: process.env.TEMPORAL_NAMESPACE || undefined,
       databaseUrl: process.env.DATABASE_URL || undefined,
-      temporal: temporalKind(argv),
+      temporal: choice<TemporalKind>(argv, '--temporal', ['dev', 'cluster']),
+      postgres: choice(argv, '--postgres', ['single', 'replicated'] as const),
       temporalUi: true,
       env: forwardedConfig(process.env),
       log: (line) => out(`topology: ${line}`),

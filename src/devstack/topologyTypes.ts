@@ -1,6 +1,7 @@
 /** The shape of a running topology (src/devstack/topology.ts), apart from how it is started, so
  * that scenario helpers, the campaign and the tests depend on it and not on the start-up code. */
 import type { SandboxControl } from '../sandbox/control';
+import type { FailoverReport } from './postgresReplication';
 import type { TopologyService } from './service';
 import type { TemporalCluster } from './temporalCluster';
 import type { TopologyRole } from './topologyEnv';
@@ -21,6 +22,11 @@ export interface TopologyOptions {
   /** Any URL on an existing PostgreSQL server: a fresh database is created there. When absent an
    * embedded PostgreSQL is started (and stopped, its data removed). */
   databaseUrl?: string;
+  /** The embedded PostgreSQL (no databaseUrl): one server (the default), or a primary with a
+   * synchronous streaming replica behind one address (src/devstack/postgresReplication.ts), which
+   * failoverPostgres() fails over. Either way every client, a cluster's persistence included, uses
+   * that one address. */
+  postgres?: 'single' | 'replicated';
   /** Name of the fresh database (default `topology_<timestamp>_<random>`). */
   databaseName?: string;
   /** Temporal namespace (default `default`); registered when missing, with the search attributes
@@ -94,6 +100,9 @@ export interface Topology {
    * port and data directory (crash recovery); resolves once it accepts connections. A cluster's
    * persistence is on the same server: it goes through the crash too. */
   crashAndRestartPostgres(): Promise<void>;
+  /** postgres: 'replicated': the primary stops at once, the replica is promoted, the one address is
+   * re-pointed (connections cut), and a new replica is built and synchronous again. */
+  failoverPostgres(): Promise<FailoverReport>;
   /** Stops everything this topology started; idempotent. */
   stop(): Promise<void>;
 }

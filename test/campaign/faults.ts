@@ -125,6 +125,13 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         await t.crashAndRestartPostgres();
         count('PostgreSQL immediate shutdown');
         return;
+      case 'postgres_failover': {
+        log(`fault ${at}: PostgreSQL primary lost; promoting its synchronous replica`);
+        const report = await t.failoverPostgres();
+        count('PostgreSQL failover');
+        log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: PostgreSQL failed over (${report.unavailableMs} ms without a primary; ${report.withoutStandbyMs} ms more until the new replica is synchronous)`);
+        return;
+      }
       case 'db_rollback': {
         // The clients' writes wait from here (calls.ts), those in flight answered first; then the
         // snapshot. After the lost window the database is restored to it: sessions ended, the rows

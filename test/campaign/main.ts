@@ -59,6 +59,8 @@ export interface CampaignOptions {
   cluster?: boolean;
   /** The app's database restored to a point 10–15 s earlier, once (db_rollback). */
   dbRollback?: boolean;
+  /** The app's PostgreSQL as a primary with a synchronous replica, failed over once (implied by cluster). */
+  failover?: boolean;
   log: (line: string) => void;
 }
 
@@ -78,8 +80,11 @@ export interface CampaignResult {
   stateDir: string;
 }
 
-export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback'>): CampaignPlan {
-  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+/** A cluster campaign runs on the engines a cluster user has: a replicated PostgreSQL too. */
+const failsOver = (o: Pick<CampaignOptions, 'cluster' | 'failover'>) => !!(o.failover || o.cluster);
+
+export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback' | 'failover'>): CampaignPlan {
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, failover: failsOver(o), gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
@@ -89,6 +94,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const t = await startTopology({
     durableServers: true,
     ...(o.cluster ? { temporal: 'cluster' as const } : {}),
+    ...(failsOver(o) ? { postgres: 'replicated' as const } : {}),
     env: { ...CAMPAIGN_TUNING, GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), PAYOUT_STALE_CLAIM_MS: String(STALE_CLAIM_MS) },
     sandboxWebhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
     log: (line) => log(`topology: ${line}`),
@@ -206,7 +212,7 @@ function table(headers: string[], rows: Array<Array<string | number>>): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean; dbRollback?: boolean }): string {
+export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean; dbRollback?: boolean; failover?: boolean }): string {
   const rows = tableByRoute(r.check.verdicts);
   const totals = rows.reduce((s, x) => ({ orders: s.orders + x.orders, transfers: s.transfers + x.transfers, duplicates: s.duplicates + x.duplicates, lost: s.lost + x.lost, stuck: s.stuck + x.stuck, parked: s.parked + x.parked, disagreements: s.disagreements + x.disagreements }),
     { orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 });
@@ -238,7 +244,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
     out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
-    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.failover && !opts.cluster ? ' --failover' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
     out.push(`repeat with: ${again}`);
   }
   return out.join('\n');
@@ -271,20 +277,22 @@ async function main(argv: string[]): Promise<number> {
     .option('--plan-only', 'print the plan (JSON) and its digest, start nothing')
     .option('--keep', 'leave the topology running at the end')
     .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart')
+    .option('--failover', 'the app database as a primary with a synchronous streaming replica behind one address, failed over once mid-run (implied by --cluster)')
     .option('--db-rollback', 'the app database restored once to a snapshot 10-15 s old, while Temporal and the sandbox keep what happened since')
     .exitOverride();
   program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean }>();
+  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean; failover?: boolean }>();
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const engines = { cluster: opts.cluster, dbRollback: opts.dbRollback, failover: opts.failover };
   if (opts.planOnly) {
-    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster, dbRollback: opts.dbRollback });
+    const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, ...engines });
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);
     return 0;
   }
   const started = Date.now();
   const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
-  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, cluster: opts.cluster, dbRollback: opts.dbRollback, log });
-  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration, cluster: opts.cluster, dbRollback: opts.dbRollback })}\n`);
+  const result = await runCampaign({ orders: opts.orders, seed, durationMs: opts.duration, quiesceDeadlineMs: opts.quiesceDeadline, keep: opts.keep, ...engines, log });
+  process.stdout.write(`${report(result, { orders: opts.orders, seed, durationMs: opts.duration, ...engines })}\n`);
   log(`campaign took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return result.violations.length === 0 ? 0 : 1;
 }

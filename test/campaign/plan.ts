@@ -83,6 +83,8 @@ export type PlannedFault =
   | { kind: 'kill_temporal_service'; atMs: number; service: 'history' | 'matching'; restartAfterMs: number }
   | { kind: 'restart_temporal_service'; atMs: number; service: 'frontend' }
   | { kind: 'restart_postgres'; atMs: number }
+  /** The app's PostgreSQL primary lost, its synchronous replica promoted, the address re-pointed (--failover). */
+  | { kind: 'postgres_failover'; atMs: number }
   /** The app's database goes back in time: webhook delivery held for `backlogMs` from `atMs` (captures
    * pile up at the provider), then a snapshot as delivery resumes, restored `lostMs` later; Temporal
    * and the sandbox keep what happened in between (the captures answered, the payouts sent). */
@@ -127,6 +129,8 @@ export interface PlanOptions {
   cluster?: boolean;
   /** The app's database restored to a point 10–15 s earlier, once (issue 23 item 4). */
   dbRollback?: boolean;
+  /** The app's PostgreSQL is a primary with a synchronous replica, failed over once (issue 23 item 3). */
+  failover?: boolean;
 }
 
 /** How often each kind comes up (relative weights): the common routes often, each rare one still
@@ -211,7 +215,8 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
     faults.push({ kind: 'kill_temporal_service', atMs: at(0.4, 0.5), service: 'matching', restartAfterMs: int(1_000, 3_000) });
     faults.push({ kind: 'restart_temporal_service', atMs: at(0.62, 0.68), service: 'frontend' });
   }
-  // Planned last, so the rest of a seed's plan is the same with or without it.
+  // Planned after the others (a seed's plan without them is the same), the rollback last of all.
+  if (opts.failover) faults.push({ kind: 'postgres_failover', atMs: at(0.4, 0.5) });
   if (opts.dbRollback) faults.push(dbRollbackClearOfOtherFaults(faults, durationMs, { at, int }));
   faults.sort((a, b) => a.atMs - b.atMs);
 
@@ -239,7 +244,7 @@ function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationM
     switch (f.kind) {
       case 'kill_switch': case 'webhook_target_down': case 'webhook_delivery_off': case 'balance_zero': return [[f.atMs, f.atMs + f.forMs]];
       case 'kill_switch_flutter': return [[f.atMs, f.atMs + f.gapsMs.reduce((a, b) => a + b, 0) + 2_000]];
-      case 'restart_temporal': case 'restart_postgres': case 'kill_temporal_service': case 'restart_temporal_service': return [[f.atMs, f.atMs + RESTART_MS]];
+      case 'restart_temporal': case 'restart_postgres': case 'postgres_failover': case 'kill_temporal_service': case 'restart_temporal_service': return [[f.atMs, f.atMs + RESTART_MS]];
       default: return [];
     }
   });
