@@ -2,7 +2,8 @@
  * createActivities. `npm run worker` runs it alone (owning the Schedules, with /health and /ready
  * on WORKER_HEALTH_PORT); the stack and the tests build it in-process. */
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker, type NativeConnection, type State, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
+import { bundleWorkflowCode, Worker, type NativeConnection, type State, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { providerTaskQueue } from './contracts/taskQueues';
 import { installRuntime, sdkLogger, sdkMetricsUrl } from './temporal/runtime';
 import { createPayoutMetrics } from './observability/metrics';
@@ -40,7 +41,11 @@ export interface PayoutWorkers {
 
 export async function createWorker(opts: { connection: NativeConnection; namespace: string; taskQueue: string; deps: ActivityDeps }): Promise<PayoutWorkers> {
   installRuntime();
-  return createPayoutWorkers({ ...opts, activities: createActivities(opts.deps), budget: opts.deps.config });
+  const { WORKER_DEPLOYMENT_NAME: deploymentName, WORKER_BUILD_ID: buildId } = opts.deps.config;
+  return createPayoutWorkers({
+    ...opts, activities: createActivities(opts.deps), budget: opts.deps.config,
+    ...(deploymentName && buildId ? { version: { deploymentName, buildId } } : {}),
+  });
 }
 
 export interface PayoutWorkersOptions {
@@ -51,11 +56,23 @@ export interface PayoutWorkersOptions {
   budget: Pick<Config, 'RAZORPAY_WRITE_RPS' | 'RAZORPAY_READ_RPS'>;
   /** Another set of workflows (the payout bench's); the app's by default. */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A versioned worker: this deployment version (every queue of the set joins it). */
+  version?: WorkerDeploymentVersion;
+}
+
+/** AUTO_UPGRADE, not PINNED: a payout waits for its settlement for hours or days, and a pinned run
+ * would keep its build's workers up until it ends. Its run moves to the current version at its next
+ * task and replays there through the old branch of every `patched()` (the replay test proves the
+ * recorded histories); versioning's part is that once the new version is current no old worker
+ * gets a task, so no old worker ever replays a history a new one wrote (with `patched()` alone, in
+ * a mixed fleet, that is a nondeterminism error). */
+function deploymentOptions(version: WorkerDeploymentVersion | undefined): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  return version ? { workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'AUTO_UPGRADE' } } : {};
 }
 
 /** The worker set with the production settings, for given activities (a test's wrapped ones, a bench's). */
 export async function createPayoutWorkers(opts: PayoutWorkersOptions): Promise<PayoutWorkers> {
-  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities };
+  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities, ...deploymentOptions(opts.version) };
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -127,7 +144,7 @@ async function main(): Promise<void> {
       extra: () => ({ worker: { ok: worker.getState() === 'RUNNING', detail: worker.getState() } }),
     }),
   });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, healthPort: health.port }, 'worker started');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, healthPort: health.port, deployment: config.WORKER_DEPLOYMENT_NAME ?? null, buildId: config.WORKER_BUILD_ID ?? null }, 'worker started');
   // The SDK stops the worker on SIGINT/SIGTERM by itself (graceful: running activities finish).
   await worker.run();
   await drainer.stop();

@@ -116,6 +116,13 @@ export const configSchema = z.object({
   STARTUP_CONNECT_DEADLINE_MS: duration.default(120_000),
   /** The production worker creates and updates every Schedule at boot; `off` for test workers. */
   WORKER_SCHEDULES: onOff.default('on'),
+  /** Worker Versioning (docs/production.md, "Deploying a workflow change"): the worker deployment
+   * this worker belongs to and its build. With both set, the worker polls as that deployment
+   * version, runs workflows AUTO_UPGRADE, and gets tasks only once an operator makes its version
+   * current (`temporal worker deployment set-current-version`, or `npm run deploy`). Unset: an
+   * unversioned worker (every task of the queue). */
+  WORKER_DEPLOYMENT_NAME: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').optional(),
+  WORKER_BUILD_ID: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').optional(),
   /** The worker's own HTTP port for /health and /ready (0: a free port, printed at start). */
   WORKER_HEALTH_PORT: port.default(3001),
   /** The worker's Temporal SDK metrics exporter address (host:port), or off; see sdkMetricsAddressSchema. */
@@ -444,6 +451,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { refuseS
   problems.push(...logFormatProblems(cleaned));
   if (parsed.success) problems.push(...timeoutOrderProblems(parsed.data));
   if (parsed.success) problems.push(...sandboxHostProblems(parsed.data));
+  if (parsed.success && !parsed.data.WORKER_DEPLOYMENT_NAME !== !parsed.data.WORKER_BUILD_ID) {
+    problems.push('  - WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: set both (a versioned worker) or neither (an unversioned one)');
+  }
   const secrets = secretConfigSchema.safeParse(cleaned);
   if (secrets.success && opts.refuseSampleSecrets && mustUseRealSecrets(secrets.data)) {
     problems.push(...sampleSecretProblems(secrets.data), ...secretStrengthProblems(secrets.data, cleaned));

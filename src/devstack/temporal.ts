@@ -50,6 +50,8 @@ export async function startTemporalDevServer(opts: {
   // maxTaskQueueActivitiesPerSecond) per partition, and with the default four a budget queue
   // drained at ~0.73x its configured rate (bench:peak); one partition serves 8/s with ease.
   args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
+  // Worker Versioning (deployments), for rolling deploys of workflow changes (docs/production.md).
+  args.push('--dynamic-config-value', 'system.enableDeploymentVersions=true', '--dynamic-config-value', 'frontend.workerVersioningWorkflowAPIs=true');
   // Own process group: a terminal's Ctrl-C reaches us, and we stop the server after the worker.
   const child = withPrivateUmask(() => spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
   // Whatever ends this process, the server it started must not outlive it.

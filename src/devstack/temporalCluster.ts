@@ -85,6 +85,9 @@ export const CLUSTER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.persistenceMaxQPS': 45_000,
   'frontend.workerVersioningDataAPIs': true,
   'frontend.workerVersioningRuleAPIs': true,
+  // Worker Versioning by deployment, for rolling deploys of workflow changes.
+  'system.enableDeploymentVersions': true,
+  'frontend.workerVersioningWorkflowAPIs': true,
 };
 
 interface Ports { grpc: number; membership: number; http?: number }

@@ -32,6 +32,9 @@ import { installTemporalServer, startTemporalCluster, type TemporalCluster } fro
 import { ensureNamespace } from './temporalNamespace';
 import { baseEnv, SANDBOX_SECRETS, timestamp, TOPOLOGY_ROLES, TOPOLOGY_TUNING, withoutOwnedKeys, type TopologyRole } from './topologyEnv';
 import { runNodeProcess, type ManagedProcess } from './topologyProcesses';
+import { rollWorkers, type WorkerBuild } from './rollingDeploy';
+import { setCurrentVersion } from '../temporal/workerDeployment';
+import { Client, Connection } from '@temporalio/client';
 import type { Topology, TopologyOptions } from './topologyTypes';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -204,13 +207,32 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
       RAZORPAY_BASE_URL: sandboxUrl,
     };
     const apis = apiPorts.map((port, i) => apiService(services, `api-${i + 1}`, apiUrls[i]!, { ...appEnv, API_PORT: String(port) }));
-    const workers = workerPorts.map((port, i) => workerService(services, `worker-${i + 1}`, `http://127.0.0.1:${port}`, {
-      ...appEnv, ...workerExtraEnv, WORKER_HEALTH_PORT: String(port), WORKER_SCHEDULES: 'on',
-    }));
+    // Versioned workers (workerBuild): a deployment of this topology's own, so that topologies on one
+    // Temporal server do not share its current version.
+    const deploymentName = opts.workerBuild ? `payouts-${suffix}` : null;
+    const workerOf = (name: string, port: number, build: WorkerBuild | undefined) => workerService(
+      { ...services, projectRoot: build?.projectRoot ?? PROJECT_ROOT }, name, `http://127.0.0.1:${port}`, {
+        ...appEnv, ...workerExtraEnv, WORKER_HEALTH_PORT: String(port), WORKER_SCHEDULES: 'on',
+        ...(deploymentName && build ? { WORKER_DEPLOYMENT_NAME: deploymentName, WORKER_BUILD_ID: build.buildId } : {}),
+      });
+    const workers = workerPorts.map((port, i) => workerOf(`worker-${i + 1}`, port, opts.workerBuild));
     // start() spawns at once and then waits: all five boot together.
     await Promise.all([sandboxProcess, ...apis, ...workers].map((service) => service.start()));
     const keys = Object.fromEntries(await keysMinted) as Record<TopologyRole, string>;
     abortIfAsked();
+    let deployClient: Client | null = null;
+    const makeCurrent = async (buildId: string) => {
+      if (!deployClient) {
+        const connection = await Connection.connect({ address: temporalAddress });
+        stops.push({ phase: 3, what: 'deploy client', stop: () => connection.close() });
+        deployClient = new Client({ connection, namespace });
+      }
+      await setCurrentVersion(deployClient, { namespace, deploymentName: deploymentName!, buildId });
+    };
+    if (deploymentName) {
+      await makeCurrent(opts.workerBuild!.buildId);
+      log(`workers are versioned: deployment ${deploymentName}, build ${opts.workerBuild!.buildId} current`);
+    }
 
     log('every API and worker answers 200 on /ready');
     return {
@@ -227,6 +249,14 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         if (!ownTemporal) throw new Error('restartTemporal: this topology uses a Temporal server it did not start');
         await ownTemporal.restart();
         log('Temporal dev server restarted');
+      },
+      workerDeployment: deploymentName,
+      deployWorkers: async (build) => {
+        if (!deploymentName) throw new Error('deployWorkers: this topology\'s workers are not versioned (workerBuild)');
+        return rollWorkers({
+          workers, build, makeCurrent, log,
+          replacement: async (i) => workerOf(`worker-${i + 1}@${build.buildId}`, await freePort(), build),
+        });
       },
       crashAndRestartPostgres: async () => {
         if (!ownPostgres) throw new Error('crashAndRestartPostgres: this topology uses a PostgreSQL server it did not start');

@@ -38,6 +38,9 @@ export interface TopologyOptions {
   /** Extra configuration for every app process (API, worker, sandbox, CLIs), over the defaults
    * (TOPOLOGY_TUNING, LOG_LEVEL=info, the sandbox keys); never over TOPOLOGY_OWNED_KEYS. */
   env?: Record<string, string>;
+  /** Versioned workers (Worker Versioning, a deployment of this topology's own): the workers start
+   * as this build (from its checkout) and it is made current; deployWorkers() rolls them to another. */
+  workerBuild?: WorkerBuild;
   /** Only for the workers, over `env`. */
   workerEnv?: Record<string, string>;
   /** Sandbox: pending → processed delay of transfers and first webhook retry delay (200 ms each). */
@@ -100,9 +103,30 @@ export interface Topology {
    * port and data directory (crash recovery); resolves once it accepts connections. A cluster's
    * persistence is on the same server: it goes through the crash too. */
   crashAndRestartPostgres(): Promise<void>;
+  /** The workers' Worker Versioning deployment (workerBuild), else null. */
+  workerDeployment: string | null;
+  /** A rolling deploy (src/devstack/rollingDeploy.ts): each worker replaced in turn by one of
+   * `build`, which is made current once its first worker polls; `workers` then holds the new ones. */
+  deployWorkers(build: WorkerBuild): Promise<DeployReport>;
   /** postgres: 'replicated': the primary stops at once, the replica is promoted, the one address is
    * re-pointed (connections cut), and a new replica is built and synchronous again. */
   failoverPostgres(): Promise<FailoverReport>;
   /** Stops everything this topology started; idempotent. */
   stop(): Promise<void>;
+}
+
+/** A build of the workers, for a rolling deploy (src/devstack/rollingDeploy.ts). */
+export interface WorkerBuild {
+  /** The Worker Versioning build id (e.g. a commit). */
+  buildId: string;
+  /** The checkout its code runs from (default: this project). */
+  projectRoot?: string;
+}
+
+export interface DeployReport {
+  buildId: string;
+  replaced: Array<{ worker: string; oldPid: number; newPid: number }>;
+  /** From the start of the deploy to the new build being current. */
+  currentAfterMs: number;
+  tookMs: number;
 }

@@ -8,6 +8,7 @@ import { freePort } from '../../src/devstack/ports';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import { seededRandom } from '../../src/sandbox/faults';
 import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
+import type { WorkerBuild } from '../../src/devstack/rollingDeploy';
 import { callRetrying, eventually, holdClientWrites, sleep } from './calls';
 import type { CampaignPlan, PlannedFault } from './plan';
 import type { World } from './workload';
@@ -27,7 +28,7 @@ export interface FaultRunner {
 
 export const PLATFORM_BALANCE_PAISE = 100_000_000_000;
 
-export function startFaults(t: Topology, plan: CampaignPlan, world: World, temporal: Client, startedAt: number, log: (line: string) => void): FaultRunner {
+export function startFaults(t: Topology, plan: CampaignPlan, world: World, temporal: Client, startedAt: number, log: (line: string) => void, deployTo?: WorkerBuild): FaultRunner {
   const fired: Record<string, number> = {};
   const problems: string[] = [];
   const count = (what: string, n = 1) => { fired[what] = (fired[what] ?? 0) + n; };
@@ -130,6 +131,20 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         const report = await t.failoverPostgres();
         count('PostgreSQL failover');
         log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: PostgreSQL failed over (${report.unavailableMs} ms without a primary; ${report.withoutStandbyMs} ms more until the new replica is synchronous)`);
+        return;
+      }
+      case 'rolling_deploy': {
+        if (!deployTo) throw new Error('a rolling_deploy fault needs the build to deploy (--rolling-deploy)');
+        const running = await eventually('listing the live payout runs', async () => {
+          let n = 0;
+          for await (const _ of temporal.workflow.list({ query: `WorkflowType = '${PAYOUT_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'` })) n += 1;
+          return n;
+        });
+        log(`fault ${at}: rolling deploy to build ${deployTo.buildId}, one worker at a time (${running} payout runs in flight)`);
+        const report = await t.deployWorkers(deployTo);
+        count('rolling deploy: worker replaced', report.replaced.length);
+        count('rolling deploy: payout runs in flight at its start', running);
+        log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: deployed in ${(report.tookMs / 1000).toFixed(1)} s (current after ${(report.currentAfterMs / 1000).toFixed(1)} s)`);
         return;
       }
       case 'db_rollback': {

@@ -5,13 +5,16 @@
  * provider's ledger and PostgreSQL, closes the books through recon, prints a table and exits 1 on
  * any violation, with the seed to repeat the run. `--plan-only` prints the plan and its digest. */
 import { Client, Connection } from '@temporalio/client';
+import path from 'node:path';
 import { Pool } from 'pg';
+import type { WorkerBuild } from '../../src/devstack/rollingDeploy';
 import { startTopology } from '../../src/devstack/topology';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import { istDateOf } from '../../src/domain/calendar';
 import { formatRupees } from '../../src/domain/money';
 import { sleep } from './calls';
 import { checkOrders, tableByRoute, type CheckResult } from './checker';
+import { nondeterminismErrors, prepareDeployBuilds } from './deploy';
 import { startFaults } from './faults';
 import { writeFindings } from './findings';
 import { readDbLedger, readProviderLedger, stillMoving } from './ledgers';
@@ -61,6 +64,8 @@ export interface CampaignOptions {
   dbRollback?: boolean;
   /** The app's PostgreSQL as a primary with a synchronous replica, failed over once (implied by cluster). */
   failover?: boolean;
+  /** The workers start as the previous build and are rolled to this checkout's mid-run. */
+  rollingDeploy?: boolean;
   log: (line: string) => void;
 }
 
@@ -83,18 +88,20 @@ export interface CampaignResult {
 /** A cluster campaign runs on the engines a cluster user has: a replicated PostgreSQL too. */
 const failsOver = (o: Pick<CampaignOptions, 'cluster' | 'failover'>) => !!(o.failover || o.cluster);
 
-export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback' | 'failover'>): CampaignPlan {
-  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, failover: failsOver(o), gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback' | 'failover' | 'rollingDeploy'>): CampaignPlan {
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, failover: failsOver(o), rollingDeploy: o.rollingDeploy, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const { log } = o;
   const plan = campaignPlan(o);
   log(`campaign seed ${plan.seed}: ${plan.orders.length} orders over ${(plan.durationMs / 1000).toFixed(0)} s, ${plan.faults.length} scheduled faults, plan ${planDigest(plan)}`);
+  const builds = o.rollingDeploy ? await prepareDeployBuilds(path.resolve(__dirname, '../..'), log) : null;
   const t = await startTopology({
     durableServers: true,
     ...(o.cluster ? { temporal: 'cluster' as const } : {}),
     ...(failsOver(o) ? { postgres: 'replicated' as const } : {}),
+    ...(builds ? { workerBuild: builds.previous } : {}),
     env: { ...CAMPAIGN_TUNING, GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), PAYOUT_STALE_CLAIM_MS: String(STALE_CLAIM_MS) },
     sandboxWebhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
     log: (line) => log(`topology: ${line}`),
@@ -104,16 +111,19 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const connection = await Connection.connect({ address: t.temporalAddress });
   const temporal = new Client({ connection, namespace: t.namespace });
   try {
-    return await runOn(t, db, temporal, plan, o);
+    return await runOn(t, db, temporal, plan, o, builds?.current);
   } finally {
     await db.end().catch(() => undefined);
     await connection.close().catch(() => undefined);
     if (o.keep) log(`--keep: the topology stays up (logs in ${t.stateDir}); Ctrl-C stops it`);
-    else await t.stop();
+    else {
+      await t.stop();
+      await builds?.remove();
+    }
   }
 }
 
-async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan, o: CampaignOptions): Promise<CampaignResult> {
+async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan, o: CampaignOptions, deployTo?: WorkerBuild): Promise<CampaignResult> {
   const { log } = o;
   const campaignStart = new Date();
   const world = await buildWorld(t, plan, log);
@@ -121,7 +131,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const settler = offlineSettler(t, world, plan.seed, log);
   const campaignDay = istDateOf(campaignStart);
   const startedAt = Date.now();
-  const faults = startFaults(t, plan, world, temporal, startedAt, log);
+  const faults = startFaults(t, plan, world, temporal, startedAt, log, deployTo);
   const tenth = Math.max(1, Math.floor(plan.orders.length / 10));
   // Finance settles the offline ledger at its planned times while the orders and faults go on.
   const rounds = (async () => {
@@ -171,7 +181,8 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const dbLedger = await readDbLedger(db, orderIds);
   const check = checkOrders(histories, world, dbLedger, await readProviderLedger(t));
   const rails = checkRails(check.verdicts, dbLedger, settler.state);
-  const problems = [...faults.problems, ...settler.state.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`)];
+  const problems = [...faults.problems, ...settler.state.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`),
+    ...(await nondeterminismErrors(t.stateDir)).map((line) => `nondeterminism error in a worker's log: ${line}`)];
   let recon: ReconOutcome | null = null;
   const reconProblems: string[] = [];
   try {
@@ -212,7 +223,7 @@ function table(headers: string[], rows: Array<Array<string | number>>): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean; dbRollback?: boolean; failover?: boolean }): string {
+export function report(r: CampaignResult, opts: { orders: number; seed: number; durationMs?: number; cluster?: boolean; dbRollback?: boolean; failover?: boolean; rollingDeploy?: boolean }): string {
   const rows = tableByRoute(r.check.verdicts);
   const totals = rows.reduce((s, x) => ({ orders: s.orders + x.orders, transfers: s.transfers + x.transfers, duplicates: s.duplicates + x.duplicates, lost: s.lost + x.lost, stuck: s.stuck + x.stuck, parked: s.parked + x.parked, disagreements: s.disagreements + x.disagreements }),
     { orders: 0, transfers: 0, duplicates: 0, lost: 0, stuck: 0, parked: 0, disagreements: 0 });
@@ -244,7 +255,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
     out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
-    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.failover && !opts.cluster ? ' --failover' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.failover && !opts.cluster ? ' --failover' : ''}${opts.rollingDeploy ? ' --rolling-deploy' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
     out.push(`repeat with: ${again}`);
   }
   return out.join('\n');
@@ -278,12 +289,13 @@ async function main(argv: string[]): Promise<number> {
     .option('--keep', 'leave the topology running at the end')
     .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart')
     .option('--failover', 'the app database as a primary with a synchronous streaming replica behind one address, failed over once mid-run (implied by --cluster)')
+    .option('--rolling-deploy', 'the workers start as the previous build (this commit without one shipped workflow change) and are replaced one at a time by this one mid-run, with Worker Versioning')
     .option('--db-rollback', 'the app database restored once to a snapshot 10-15 s old, while Temporal and the sandbox keep what happened since')
     .exitOverride();
   program.parse(argv, { from: 'user' });
-  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean; failover?: boolean }>();
+  const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean; failover?: boolean; rollingDeploy?: boolean }>();
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const engines = { cluster: opts.cluster, dbRollback: opts.dbRollback, failover: opts.failover };
+  const engines = { cluster: opts.cluster, dbRollback: opts.dbRollback, failover: opts.failover, rollingDeploy: opts.rollingDeploy };
   if (opts.planOnly) {
     const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, ...engines });
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);

@@ -85,6 +85,8 @@ export type PlannedFault =
   | { kind: 'restart_postgres'; atMs: number }
   /** The app's PostgreSQL primary lost, its synchronous replica promoted, the address re-pointed (--failover). */
   | { kind: 'postgres_failover'; atMs: number }
+  /** The workers replaced one at a time by this checkout's build (--rolling-deploy). */
+  | { kind: 'rolling_deploy'; atMs: number }
   /** The app's database goes back in time: webhook delivery held for `backlogMs` from `atMs` (captures
    * pile up at the provider), then a snapshot as delivery resumes, restored `lostMs` later; Temporal
    * and the sandbox keep what happened in between (the captures answered, the payouts sent). */
@@ -131,6 +133,8 @@ export interface PlanOptions {
   dbRollback?: boolean;
   /** The app's PostgreSQL is a primary with a synchronous replica, failed over once (issue 23 item 3). */
   failover?: boolean;
+  /** The workers start as the previous build and are rolled to this one mid-run (issue 23 item 5). */
+  rollingDeploy?: boolean;
 }
 
 /** How often each kind comes up (relative weights): the common routes often, each rare one still
@@ -217,6 +221,7 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   }
   // Planned after the others (a seed's plan without them is the same), the rollback last of all.
   if (opts.failover) faults.push({ kind: 'postgres_failover', atMs: at(0.4, 0.5) });
+  if (opts.rollingDeploy) faults.push({ kind: 'rolling_deploy', atMs: at(0.3, 0.45) });
   if (opts.dbRollback) faults.push(dbRollbackClearOfOtherFaults(faults, durationMs, { at, int }));
   faults.sort((a, b) => a.atMs - b.atMs);
 
@@ -244,6 +249,7 @@ function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationM
     switch (f.kind) {
       case 'kill_switch': case 'webhook_target_down': case 'webhook_delivery_off': case 'balance_zero': return [[f.atMs, f.atMs + f.forMs]];
       case 'kill_switch_flutter': return [[f.atMs, f.atMs + f.gapsMs.reduce((a, b) => a + b, 0) + 2_000]];
+      case 'rolling_deploy': return [[f.atMs, f.atMs + 30_000]]; // two worker boots on two cores
       case 'restart_temporal': case 'restart_postgres': case 'postgres_failover': case 'kill_temporal_service': case 'restart_temporal_service': return [[f.atMs, f.atMs + RESTART_MS]];
       default: return [];
     }
