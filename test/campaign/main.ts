@@ -58,11 +58,11 @@ export interface CampaignOptions {
   durationMs?: number;
   quiesceDeadlineMs?: number;
   keep?: boolean;
-  /** On a self-hosted Temporal cluster, with its services' faults. */
+  /** On a self-hosted Temporal cluster, with its services' faults and every engine fault below. */
   cluster?: boolean;
   /** The app's database restored to a point 10–15 s earlier, once (db_rollback). */
   dbRollback?: boolean;
-  /** The app's PostgreSQL as a primary with a synchronous replica, failed over once (implied by cluster). */
+  /** The app's PostgreSQL as a primary with a synchronous replica, failed over once. */
   failover?: boolean;
   /** The workers start as the previous build and are rolled to this checkout's mid-run. */
   rollingDeploy?: boolean;
@@ -85,14 +85,21 @@ export interface CampaignResult {
   stateDir: string;
 }
 
-/** A cluster campaign runs on the engines a cluster user has: a replicated PostgreSQL too. */
-const failsOver = (o: Pick<CampaignOptions, 'cluster' | 'failover'>) => !!(o.failover || o.cluster);
+type Engines = Pick<CampaignOptions, 'cluster' | 'dbRollback' | 'failover' | 'rollingDeploy'>;
 
-export function campaignPlan(o: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback' | 'failover' | 'rollingDeploy'>): CampaignPlan {
-  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, failover: failsOver(o), rollingDeploy: o.rollingDeploy, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+/** A cluster campaign runs every engine fault a cluster user meets: a replicated PostgreSQL failed
+ * over, a database restored to an earlier point, a rolling deploy of a workflow change. */
+export function withClusterEngines<T extends Engines>(o: T): T {
+  return o.cluster ? { ...o, failover: true, dbRollback: true, rollingDeploy: true } : o;
 }
 
-export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+export function campaignPlan(given: Pick<CampaignOptions, 'orders' | 'seed' | 'durationMs' | 'cluster' | 'dbRollback' | 'failover' | 'rollingDeploy'>): CampaignPlan {
+  const o = withClusterEngines(given);
+  return planCampaign({ seed: o.seed, orders: o.orders, durationMs: o.durationMs, cluster: o.cluster, dbRollback: o.dbRollback, failover: o.failover, rollingDeploy: o.rollingDeploy, gatewayTimeoutMs: GATEWAY_TIMEOUT_MS, staleClaimMs: STALE_CLAIM_MS, webhookRetrySpanMs: WEBHOOK_RETRY_SPAN_MS });
+}
+
+export async function runCampaign(given: CampaignOptions): Promise<CampaignResult> {
+  const o = withClusterEngines(given);
   const { log } = o;
   const plan = campaignPlan(o);
   log(`campaign seed ${plan.seed}: ${plan.orders.length} orders over ${(plan.durationMs / 1000).toFixed(0)} s, ${plan.faults.length} scheduled faults, plan ${planDigest(plan)}`);
@@ -100,7 +107,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const t = await startTopology({
     durableServers: true,
     ...(o.cluster ? { temporal: 'cluster' as const } : {}),
-    ...(failsOver(o) ? { postgres: 'replicated' as const } : {}),
+    ...(o.failover ? { postgres: 'replicated' as const } : {}),
     ...(builds ? { workerBuild: builds.previous } : {}),
     env: { ...CAMPAIGN_TUNING, GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), PAYOUT_STALE_CLAIM_MS: String(STALE_CLAIM_MS) },
     sandboxWebhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
@@ -255,7 +262,7 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     for (const v of r.violations.slice(0, 100)) out.push(`  - ${v}`);
     if (r.violations.length > 100) out.push(`  … and ${r.violations.length - 100} more`);
     out.push(`the orders involved, their rows and webhook events: ${r.findings}; every process's log: ${r.stateDir}`);
-    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : ''}${opts.failover && !opts.cluster ? ' --failover' : ''}${opts.rollingDeploy ? ' --rolling-deploy' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`;
+    const again = `npm run campaign -- --orders ${opts.orders} --seed ${opts.seed}${opts.durationMs ? ` --duration ${opts.durationMs}ms` : ''}${opts.cluster ? ' --cluster' : `${opts.failover ? ' --failover' : ''}${opts.rollingDeploy ? ' --rolling-deploy' : ''}${opts.dbRollback ? ' --db-rollback' : ''}`}`;
     out.push(`repeat with: ${again}`);
   }
   return out.join('\n');
@@ -287,15 +294,15 @@ async function main(argv: string[]): Promise<number> {
     .option('--quiesce-deadline <d>', 'how long the system may take to come to rest after the faults', duration)
     .option('--plan-only', 'print the plan (JSON) and its digest, start nothing')
     .option('--keep', 'leave the topology running at the end')
-    .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart')
-    .option('--failover', 'the app database as a primary with a synchronous streaming replica behind one address, failed over once mid-run (implied by --cluster)')
+    .option('--cluster', 'on a self-hosted Temporal cluster (four service processes on PostgreSQL), with SIGKILLs of history and matching and a frontend restart; implies --failover, --rolling-deploy and --db-rollback')
+    .option('--failover', 'the app database as a primary with a synchronous streaming replica behind one address, failed over once mid-run')
     .option('--rolling-deploy', 'the workers start as the previous build (this commit without one shipped workflow change) and are replaced one at a time by this one mid-run, with Worker Versioning')
     .option('--db-rollback', 'the app database restored once to a snapshot 10-15 s old, while Temporal and the sandbox keep what happened since')
     .exitOverride();
   program.parse(argv, { from: 'user' });
   const opts = program.opts<{ orders: number; seed?: number; duration?: number; quiesceDeadline?: number; planOnly?: boolean; keep?: boolean; cluster?: boolean; dbRollback?: boolean; failover?: boolean; rollingDeploy?: boolean }>();
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const engines = { cluster: opts.cluster, dbRollback: opts.dbRollback, failover: opts.failover, rollingDeploy: opts.rollingDeploy };
+  const engines = withClusterEngines({ cluster: opts.cluster, dbRollback: opts.dbRollback, failover: opts.failover, rollingDeploy: opts.rollingDeploy });
   if (opts.planOnly) {
     const plan = campaignPlan({ orders: opts.orders, seed, durationMs: opts.duration, ...engines });
     process.stdout.write(`${JSON.stringify(plan, null, 2)}\nplan ${planDigest(plan)}\n`);
@@ -310,7 +317,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
+  // Exit once stdout is flushed: a piped --plan-only of 1,000 orders is more than the pipe holds.
+  const exit = (code: number) => process.stdout.write('', () => process.exit(code));
+  main(process.argv.slice(2)).then(exit, (err: unknown) => {
     const code = (err as { code?: string }).code;
     if (typeof code === 'string' && code.startsWith('commander.')) process.exit(code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2);
     process.stderr.write(`campaign failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);

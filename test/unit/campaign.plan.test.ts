@@ -38,6 +38,18 @@ describe('the fault campaign plan', () => {
     expect(plan.planted.map((p) => p.reason).sort()).toEqual(['adjustment', ...Array<string>(forged).fill('captured-not-settled'), 'on-hold']);
   });
 
+  test('a cluster plan adds the cluster\'s faults and every engine fault: a failover, a rolling deploy, a rollback of 10 s or more clear of the rest', () => {
+    const plan = campaignPlan({ orders: 1000, seed: 20261203, cluster: true });
+    const kinds = plan.faults.map((f) => f.kind);
+    for (const k of ['kill_temporal_service', 'restart_temporal_service', 'postgres_failover', 'rolling_deploy', 'db_rollback'] as const) expect(kinds).toContain(k);
+    const rollback = plan.faults.find((f) => f.kind === 'db_rollback')!;
+    if (rollback.kind !== 'db_rollback') throw new Error('unreachable');
+    expect(rollback.lostMs).toBeGreaterThanOrEqual(10_000);
+    const failover = plan.faults.find((f) => f.kind === 'postgres_failover')!;
+    expect(Math.abs(failover.atMs - rollback.atMs)).toBeGreaterThan(8_000);
+    expect(planDigest(plan)).not.toBe(planDigest(campaignPlan({ orders: 1000, seed: 20261203 })));
+  });
+
   test('the webhook target stays down longer than the sandbox keeps retrying, so some events are given up for good', () => {
     const plan = campaignPlan({ orders: 100, seed: 9 });
     const down = plan.faults.find((f) => f.kind === 'webhook_target_down')!;
