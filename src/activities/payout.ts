@@ -113,6 +113,15 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         return { send: false, outcome: { type: 'unknown', reason: 'no_response', httpStatus: null, detail: 'not sent: the claim is no longer held' } };
       }
       const base = { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, runId: currentRunId() };
+      const { rows: age } = await tx.query<{ expired: boolean; ask_first: boolean }>(
+        `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired,
+                provider_may_know_since IS NOT NULL AS ask_first
+           FROM payouts WHERE id = $1`,
+        [payout.id, config.PAYOUT_IDEMPOTENCY_RETENTION_MS]);
+      // Before anything decides about a send, one the provider may already have is looked for: a
+      // transfer a restore forgot has paid the vendor, whatever the capture check would say now
+      // (the customer refunded since, from the Dashboard).
+      if (age[0]?.ask_first) return askProviderFirst(tx, payout);
       const heldForCapture = await applyCaptureCheck(tx, payout, base, capture, msLeft);
       if (heldForCapture) return heldForCapture;
       const heldBack = await heldBackAtSend(tx, payout.id);
@@ -123,12 +132,6 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         await transition(tx, payout, { type: 'claim_released' }, { ...attemptGivenBack(payout), claimed_by_run: null });
         return { send: false, outcome: { type: 'not_sent', reason: 'transfers_paused' } };
       }
-      const { rows: age } = await tx.query<{ expired: boolean; ask_first: boolean }>(
-        `SELECT key_first_sent_at IS NOT NULL AND key_first_sent_at < now() - make_interval(secs => $2::double precision / 1000) AS expired,
-                provider_may_know_since IS NOT NULL AS ask_first
-           FROM payouts WHERE id = $1`,
-        [payout.id, config.PAYOUT_IDEMPOTENCY_RETENTION_MS]);
-      if (age[0]?.ask_first) return askProviderFirst(tx, payout);
       if (age[0]?.expired) {
         logger.error(payoutLogFields(payout), 'not sent: the idempotency key is past the provider retention; the payout goes to review');
         await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: KEY_EXPIRED });

@@ -14,8 +14,10 @@
  *   paid order whose earlier payment failed and is authorised late by the bank (a duplicate
  *   capture). Their webhooks do that; for a missed webhook they have their own small batch, each
  *   order asked at most once per LATE_CAPTURE_RECHECK_MS while a late capture is possible, and every
- *   paid online order is asked once more that long after its payment (the fault campaign found
- *   both: a second capture whose webhooks were given up was never refunded). One extra read per
+ *   paid online order is asked once more that long after its payment, once its payout has decided
+ *   (the fault campaign found both: a second capture whose webhooks were given up was never
+ *   refunded; and a capture refunded from the Dashboard before we heard of it, whose refund the
+ *   once-more look records as made outside the app). One extra read per
  *   online order; a capture days later whose webhooks are lost for good is left to recon
  *   (settled-not-in-app, with the order). */
 import { inTransaction, type Db } from '../db/pool';
@@ -71,10 +73,13 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
           AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL
        UNION
        -- The once-more look at every paid online order: half of each batch at least when it has that
-       -- many (below), so neither side starves the other.
+       -- many (below), so neither side starves the other. Once its payout has decided (not waiting
+       -- to send, not sending): a refund from the Dashboard it finds is then judged as its webhook
+       -- would be after the send, and a transfer a restore forgot has been found first.
        SELECT id, gateway_order_id, payment_checked_at, created_at, 1 FROM orders
         WHERE status = 'paid' AND gateway_order_id IS NOT NULL AND (payment_checked_at IS NULL OR payment_checked_at < paid_at)
-          AND paid_at < ${secondsAgo('$2')} AND paid_at > ${secondsAgo('$1')}),
+          AND paid_at < ${secondsAgo('$2')} AND paid_at > ${secondsAgo('$1')}
+          AND NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = orders.id AND po.status IN ('pending', 'processing'))),
      batch AS (
        SELECT DISTINCT ON (id) * FROM candidates
         WHERE payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')}

@@ -89,7 +89,7 @@ export function vendorShareOfRefund(vendorNetPaise: number, refundedPaise: numbe
 
 export interface OutsideRefundDeps {
   db: Db;
-  gateway: Pick<Gateway, 'fetchRefund'>;
+  gateway: Pick<Gateway, 'fetchRefund' | 'listPaymentRefunds'>;
   attemptCap: number;
 }
 
@@ -99,6 +99,17 @@ export async function followOutsideRefundAfterCommit(tx: Tx, hint: { id: string;
   const { rowCount } = await tx.query('SELECT 1 FROM orders WHERE paid_payment_id = $1', [hint.payment_id]);
   if (!rowCount) return []; // not a payment that pays an order of ours (an orphan's, a top-up's…)
   return [{ what: `fetch refund ${hint.id} made outside the app`, run: async () => { await followOutsideRefund(deps, hint.id); } }];
+}
+
+/** Sweep side, for the payment that keeps an order paid found refunded: every refund made on it is
+ * listed and each not ours recorded (the webhook path's rule: once per refund id; ours are skipped). */
+export function followPaymentRefunds(paymentId: string, deps: OutsideRefundDeps): AfterCommit {
+  return {
+    what: `list the refunds of payment ${paymentId}, refunded outside the app`,
+    run: async () => {
+      for (const refund of await deps.gateway.listPaymentRefunds(paymentId)) await inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap));
+    },
+  };
 }
 
 /** Fetches the refund (no transaction open meanwhile) and records it. */

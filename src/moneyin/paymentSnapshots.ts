@@ -16,6 +16,7 @@ import { markPaid, startPayoutAfterCommit, type PaidVia } from './markPaid';
 import { upsertPaymentParams, upsertPaymentSql } from './payments';
 import { insertRefundRequest, requestRefundAfterCommit, type RefundReason } from './refunds';
 import { creditTopup } from './topups';
+import { followPaymentRefunds } from './outsideRefunds';
 import type { PaymentEntity } from './webhookEnvelope';
 
 type Owner =
@@ -60,9 +61,20 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
     return [];
   }
   // Captured, then refunded: a late authorisation Razorpay refunds by itself was never captured.
-  if (payment.status === 'refunded') return payment.captured === true ? refundsWeWouldHaveAsked(tx, payment, owner, deps) : [];
+  if (payment.status === 'refunded') {
+    if (payment.captured !== true) return [];
+    // A capture we never heard of, refunded since (from the Dashboard: its webhooks lost, or answered
+    // and forgotten by a restored database): the customer paid, so the order is paid as by the
+    // capture. Its payout's capture check finds the refund and holds it (unless a restore forgot a
+    // transfer, which the payout asks for first); the refund is recorded by the once-more look.
+    if (owner.kind === 'order' && (owner.status === 'pending' || owner.status === 'failed')) return applyCapture(tx, payment, owner, via, deps, capturedBySec);
+    return refundsWeWouldHaveAsked(tx, payment, owner, deps);
+  }
   if (payment.status !== 'captured') return []; // authorized: recorded; nothing is payable before capture
+  return applyCapture(tx, payment, owner, via, deps, capturedBySec);
+}
 
+async function applyCapture(tx: Tx, payment: PaymentEntity, owner: Owner, via: PaidVia, deps: SnapshotDeps, capturedBySec: number | null): Promise<AfterCommit[]> {
   switch (owner.kind) {
     case 'topup': {
       const credit = await creditTopup(tx, owner.topupId, payment.id, payment.amount);
@@ -88,12 +100,15 @@ export async function applyPaymentSnapshot(tx: Tx, payment: PaymentEntity, via: 
  * on nobody's order, or a second one on a paid order) whose request our rows do not hold: a database
  * restored to before the request forgot it. The request is written again (its id, the receipt, is
  * the payment's and the reason's, so it is the same one) and asked again: Razorpay answers
- * "duplicate receipt" and the refund is found by it, never made twice. Never a reason to pay. */
+ * "duplicate receipt" and the refund is found by it, never made twice. Never a reason to pay.
+ * The payment that keeps its order paid, refunded in full: its refunds that are not ours are
+ * recorded as made outside the app (their webhooks may be lost, or came while the order was unpaid). */
 async function refundsWeWouldHaveAsked(tx: Tx, payment: PaymentEntity, owner: Owner, deps: SnapshotDeps): Promise<AfterCommit[]> {
   if (owner.kind === 'none') return refundCapture(tx, payment, null, 'orphan_capture', deps);
   if (owner.kind !== 'order') return [];
   if (owner.status === 'cancelled' || owner.status === 'expired') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
   if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
+  if (owner.status === 'paid' && owner.paidPaymentId === payment.id) return [followPaymentRefunds(payment.id, { db: deps.db, gateway: deps.gateway, attemptCap: deps.config.PAYOUT_ATTEMPT_CAP })];
   return [];
 }
 

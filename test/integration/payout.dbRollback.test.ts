@@ -33,7 +33,7 @@ describe('payouts: the database restored to an earlier point', () => {
       env: {
         PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '400', PAYOUT_BALANCE_PROBE_MS: '300',
         PAYOUT_SETTLEMENT_POLL_MS: '3000', PAYOUT_HUMAN_RECHECK_MS: '60000', PAYOUT_TRANSFER_TIMEOUT_MS: '3000',
-        PAYOUT_STALE_CLAIM_MS: '4000', GATEWAY_TIMEOUT_MS: '1500', BANK_HOLIDAYS: '',
+        PAYOUT_STALE_CLAIM_MS: '4000', GATEWAY_TIMEOUT_MS: '1500', BANK_HOLIDAYS: '', LATE_CAPTURE_RECHECK_MS: '1000',
       },
     }));
     db = stack.db;
@@ -174,6 +174,38 @@ describe('payouts: the database restored to an earlier point', () => {
 
     expect(after).toMatchObject({ id: before.id, gateway_refund_id: before.gateway_refund_id });
     expect(await refundsOfPayment()).toHaveLength(1);
+  });
+
+  test('when the vendor was paid inside the lost window and the customer then refunded in full from the dashboard, then after the restore the sweep pays the order on the refunded capture, the payout finds its transfer before the capture check could hold it, and the refund is owed back', async () => {
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-dashboard-refund');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'dashboard_refund');
+    const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
+
+    // The lost window: captured, paid out and settled (the run completes), then refunded from the Dashboard.
+    const payment = await control().payOrder(gatewayOrderId);
+    await statusIs(orderId, 'accepted');
+    await control().processPendingTransfers();
+    expect(await (run(orderId).result() as Promise<PayoutWorkflowResult>)).toMatchObject({ kind: 'finished', status: 'settled' });
+    const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
+    const refund = await h.gateway.createRefund({ paymentId: payment.id, amountPaise: PAIR_ORDER.customerSharePaise, receipt: 'dashboard-rollback' });
+    if (refund.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(refund)}`);
+    await control().drainWebhooks();
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    await convergeAfterRestore(orderId);
+
+    expect(await transfersFor(orderId)).toHaveLength(1);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled', provider_transfer_id: paid.id });
+    expect((await db.query('SELECT status, paid_via FROM orders WHERE id = $1', [orderId])).rows[0]).toEqual({ status: 'paid', paid_via: 'sweep' });
+    // The once-more look, a second after the payment (LATE_CAPTURE_RECHECK_MS), finds the refund.
+    const outside = await eventually(async () => {
+      await new Promise((r) => setTimeout(r, 1_100));
+      await sweepMissedWebhooks();
+      return (await db.query('SELECT id, action, clawback_paise::int AS clawback_paise FROM outside_refunds WHERE order_id = $1', [orderId])).rows;
+    }, (rows) => rows.length > 0, 30_000);
+    expect(outside).toEqual([{ id: refund.entity.id, action: 'owed_back', clawback_paise: PAIR_ORDER_NET_PAISE }]);
+    expect((await db.query('SELECT count(*)::int AS n FROM refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 0 }]);
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
   });
 
   test('when the transfer left inside the lost window and its run is still waiting for settlement, then the run follows the restored row to the same transfer and the vendor is paid once', async () => {

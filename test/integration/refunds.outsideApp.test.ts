@@ -4,13 +4,15 @@
  * resume; after the payout settled the vendor's share of the refund is a negative offline-ledger
  * line and one recon exception carries it; a duplicate or replayed webhook changes nothing. Real API
  * (signed webhooks from the sandbox), Temporal worker, PostgreSQL and the sandbox. */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
 import type { Db } from '../../src/db/pool';
 import type { Gateway } from '../../src/gateway/types';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { http, postWebhook, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { eventually, payoutRow } from './payoutSeed';
 import { opsApi, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
+import { missedWebhookSweepWorkflow } from '../../src/workflows';
 
 const EMPLOYER = 'emp_outside_refund';
 const VENDOR = 'ven_outside_refund';
@@ -28,7 +30,7 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
   beforeAll(async () => {
     ({ stack, h, linkedAccountId } = await startPayoutStackWithPair({
       name: 'outside-refunds', employerId: EMPLOYER, vendorId: VENDOR,
-      env: { PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
+      env: { PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000', LATE_CAPTURE_RECHECK_MS: '1000' },
     }));
     db = stack.db;
     gateway = h.gateway;
@@ -138,6 +140,48 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     await new Promise((r) => setTimeout(r, 500));
     expect(await clawbacks(orderId)).toHaveLength(1);
     expect(await exceptionsFor(orderId)).toEqual([exception]);
+    expect((await db.query('SELECT count(*)::int AS n FROM outside_refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 1 }]);
+  });
+
+  /** One run of the missed-webhook sweep (the Schedule's workflow), as the Schedule would start it. */
+  const sweep = () => stack.temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
+    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: stack.config.TEMPORAL_TASK_QUEUE, args: [{ olderThanMs: 1 }],
+  });
+
+  test('when the capture\'s webhooks are lost and the customer is refunded in full from the dashboard before the sweep asks, then the sweep pays the order (the capture happened), its payout is held by the capture check with nothing sent, and the once-more look records the refund as made outside the app', async () => {
+    // A database restored to before the capture's webhook was answered is the same story: the
+    // campaign's --db-rollback found the order left unpaid, then expired, and our own refund of a
+    // payment already refunded asked and rejected.
+    await control().setWebhookDelivery(false);
+    let orderId: string;
+    let refundId: string;
+    try {
+      const paid = await payOnlineOrder();
+      orderId = paid.orderId;
+      const refund = await gateway.createRefund({ paymentId: paid.paymentId, amountPaise: ORDER.customerSharePaise, receipt: `dashboard-${randomUUID().slice(0, 12)}` });
+      if (refund.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(refund)}`);
+      refundId = refund.entity.id;
+      expect((await gateway.fetchPayment(paid.paymentId)).status).toBe('refunded');
+
+      await sweep();
+      expect((await db.query('SELECT status, paid_via FROM orders WHERE id = $1', [orderId])).rows[0]).toEqual({ status: 'paid', paid_via: 'sweep' });
+      expect(await statusIs(orderId, 'review', 'settled', 'parked')).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED', provider_transfer_id: null });
+      await new Promise((r) => setTimeout(r, 1_100)); // past LATE_CAPTURE_RECHECK_MS: the once-more look is due
+      await sweep();
+      await eventually(() => outsideRefund(refundId), (r) => !!r);
+    } finally {
+      await control().setWebhookDelivery(true);
+    }
+    expect(await outsideRefund(refundId)).toMatchObject({ order_id: orderId, action: 'reported', payout_status: 'review', clawback_paise: null });
+    expect(await exceptionsFor(orderId)).toEqual([expect.objectContaining({ key: `refund-outside-app|${refundId}`, status: 'open' })]);
+    // The webhooks delivered late (the capture, the refund) change nothing, and nothing of ours was asked.
+    await control().drainWebhooks();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await transfersFor(orderId)).toEqual([]);
+    expect(await clawbacks(orderId)).toEqual([]);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED' });
+    expect((await db.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0]).toEqual({ status: 'paid' });
+    expect((await db.query('SELECT count(*)::int AS n FROM refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 0 }]);
     expect((await db.query('SELECT count(*)::int AS n FROM outside_refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 1 }]);
   });
 
