@@ -310,7 +310,8 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       // A 409: the payout left the queue before ops got to it. After a database restore the payout
       // asks the provider before sending and finds this very transfer by its note: that is the
       // outcome ops wanted, reached without them (the checker still judges which transfer it holds).
-      if (marked.status === 409 && !(await waitFor(payoutNow, (p) => p?.providerTransferId === transfer.id, 60_000))) throw new Error(`ops could not mark it paid: ${JSON.stringify(marked.body)}`);
+      // Three minutes: a 1,000-order cluster run took 100 s to find it (a slow send's unknown answer first).
+      if (marked.status === 409 && !(await waitFor(payoutNow, (p) => p?.providerTransferId === transfer.id, 180_000))) throw new Error(`ops could not mark it paid: ${JSON.stringify(marked.body)}`);
       h.ownVendor!.markedWith = transfer.id;
       return;
     }
