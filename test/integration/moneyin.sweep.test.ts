@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
 import { providerTaskQueue } from '../../src/contracts/taskQueues';
+import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { ensureMissedWebhookSchedule } from '../../src/moneyin/schedule';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
 import { activityTaskQueues, startTestWorker, type TestTemporal } from '../support/temporal';
-import { http, postWebhook, registerEmployee, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
+import { eventually, http, postWebhook, registerEmployee, seedPair, snapshot, startMoneyInHarness, topUp, uniqueRef, walletBalance, type MoneyInHarness } from './moneyinHarness';
 
 describe('money in: the missed-webhook sweep', () => {
   let h: MoneyInHarness;
@@ -154,10 +155,12 @@ describe('money in: the missed-webhook sweep', () => {
     expect(callback.body.order.status).toBe('paid');
     expect((await h.db.query('SELECT id FROM payments WHERE id = $1', [unknown.id])).rows).toEqual([]);
 
-    // A paid order is asked once more LATE_CAPTURE_RECHECK_MS after its payment (here: at once).
-    await new Promise((r) => setTimeout(r, 50));
+    // A paid order is asked once more LATE_CAPTURE_RECHECK_MS after its payment (here: at once), once
+    // its payout has decided: this harness only records payout starts, so the run is started here.
     const recheck = await startTestWorker({ db: h.db, config: { ...h.config, LATE_CAPTURE_RECHECK_MS: 10 }, gateway: h.gateway });
     try {
+      await startPayoutWorkflow(recheck.client, recheck.taskQueue, orderId);
+      await eventually(() => h.db.query('SELECT status FROM payouts WHERE order_id = $1', [orderId]), (r) => ['accepted', 'settled'].includes(r.rows[0]?.status));
       const run = () => recheck.client.workflow.execute(missedWebhookSweepWorkflow, { workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: recheck.taskQueue, args: [{ olderThanMs: 1 }] });
       await run();
       expect((await h.sandbox.control.refunds()).filter((r) => r.payment_id === unknown.id)).toEqual([expect.objectContaining({ amount: 1_000 })]);
