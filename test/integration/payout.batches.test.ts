@@ -4,7 +4,9 @@
  * Every assertion about money reads the SANDBOX's ledger. */
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { closeBatchNowSignal, payoutBatchWorkflowId } from '../../src/contracts/payoutBatch';
+import { Client } from 'pg';
 import type { Db } from '../../src/db/pool';
+import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
 import { windowAt } from '../../src/domain/batchWindow';
 import { istDateOf } from '../../src/domain/calendar';
 import { closePayoutBatch, joinPayoutBatch } from '../../src/payouts/batches';
@@ -180,5 +182,43 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     expect(live[0]).toMatchObject({ amount: 2 * NET, notes: { batch_id: batchId } });
     expect(await memberStatuses(batchId)).toEqual(['settled', 'settled']);
     await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-parked-retried');
+  });
+
+  test('when the database is restored to before an order joined its batch while its run is starting the batch\'s run, then the run follows the restored row, joins again, and the batch pays the vendor once', async () => {
+    const { account, orders: [order] } = await scheduledPair(1);
+    const url = stack.config.DATABASE_URL!;
+    const snap = await snapshotDatabase(url, 'batch_join');
+    // The run's read of its batch, right after its join, is made to wait: the join's commit notifies
+    // this session, which takes the batches table before the run's next activity reaches it.
+    const holder = new Client({ connectionString: url });
+    holder.on('error', () => {}); // ended by the restore
+    await holder.connect();
+    await db.query(`CREATE OR REPLACE FUNCTION test_batch_join_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('test_batch_join', NEW.order_id); RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER test_batch_join AFTER INSERT ON payout_batch_orders FOR EACH ROW WHEN (NEW.order_id = '${order!.orderId}') EXECUTE FUNCTION test_batch_join_notify()`);
+    const held = new Promise<void>((resolve, reject) => holder.once('notification', () => { holder.query('BEGIN; LOCK TABLE payout_batches IN ACCESS EXCLUSIVE MODE').then(() => resolve(), reject); }));
+    await holder.query('LISTEN test_batch_join');
+    await startPayoutWorkflow(client(), taskQueue(), order!.orderId);
+    await held;
+    expect(await payoutRow(db, order!.orderId)).toMatchObject({ status: 'batched' });
+    const waitingOnBatches = `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'payout_batches' AND NOT l.granted`;
+    await eventually(() => db.query<{ n: number }>(waitingOnBatches), (r) => r.rows[0]!.n > 0);
+
+    // The restore forgets the join (and the batch); Temporal remembers the run's.
+    await restoreDatabase(url, snap, { exclusive: true });
+    await holder.end().catch(() => {});
+    expect(await payoutRow(db, order!.orderId)).toMatchObject({ status: 'pending' });
+
+    const result = await runResult(order!.orderId);
+    expect(result).toMatchObject({ kind: 'batched' });
+    const batchId = (result as { batchId: string }).batchId;
+    expect((await db.query('SELECT batch_id FROM payout_batch_orders WHERE order_id = $1', [order!.orderId])).rows).toEqual([{ batch_id: batchId }]);
+    await closeNow(batchId);
+    expect(await runResult(batchId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    const transfers = await control.transfers({ recipient: account });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({ amount: NET, notes: { batch_id: batchId } });
+    expect(await memberStatuses(batchId)).toEqual(['settled']);
+    await db.query('DROP TRIGGER test_batch_join ON payout_batch_orders');
+    await recordHistory(client(), payoutWorkflowId(order!.orderId), 'payout-order-join-forgotten-by-restore');
   });
 });

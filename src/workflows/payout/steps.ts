@@ -182,8 +182,17 @@ export const finish: PayoutStep = async ({ run, key }) => {
 
 /** `batched`: the batch's run pays the order. Make sure it is there (signal-with-start, so a join whose
  * start was lost still gets one), then end: the order's row takes the batch's final status. */
-export const followBatch: PayoutStep = async ({ run, key }) => {
+export const followBatch: PayoutStep = async ({ run, key, db }) => {
   const batch = await remoteDb.startBatchRunFor(key);
+  if (!batch) {
+    // The join this run made is gone: the database was restored to before it (a row older than the
+    // run). Follow the row as it is now (pending: join again); never end over an open row.
+    const now = await db.readPayout(key);
+    if (now?.status === 'batched') throw ApplicationFailure.create({ type: 'PayoutBatchMissing', message: `order ${key} is batched but in no batch`, nonRetryable: true });
+    run.note('batch', `the join is gone (a restored database): following the row, ${now?.status ?? 'none'}`);
+    run.publish(now);
+    return undefined;
+  }
   run.note('batch', `paid by batch ${batch.batchId} at ${batch.cutoffAt}`);
   return { kind: 'batched', orderId: key, batchId: batch.batchId, cutoffAt: batch.cutoffAt };
 };
