@@ -23,6 +23,7 @@ import { createGateway } from '../src/gateway';
 import { hmacSha256Hex } from '../src/gateway/signatures';
 import { startOutboxDrainer, startPacingFrom } from '../src/outbox/drainer';
 import { temporalPayoutStarter } from '../src/payouts/temporalStarter';
+import { lowerCpuPriority } from '../src/startup/cpuPriority';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../src/sandbox';
 import { createWorker } from '../src/worker';
 
@@ -53,6 +54,7 @@ async function serveApi(): Promise<void> {
 
 async function serveWorker(): Promise<void> {
   const config = loadConfig(process.env);
+  lowerCpuPriority(config.WORKER_CPU_NICE); // as src/worker.ts does, before the SDK's threads start
   const db = createPool(config.DATABASE_URL!, 10);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });

@@ -14,10 +14,10 @@
  * id, order lock, payment row, markPaid, payout row, outbox row, and the payout afterwards.
  * The client: this process, node:http with one keep-alive Agent, loopback only. */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { lowerCpuPriority } from '../src/startup/cpuPriority';
 import { appChild, closeBenchWorld, seedPendingOrders, startBenchWorld } from './appProcesses';
 import { childPids, cpuMeter, crossing, keepAliveAgent, loadAverage, log, median, openLoop, pidsWhere, ratioLine, runBench, type OpenLoopResult } from './harness';
 
@@ -32,13 +32,6 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const PAYOUTS_BEHIND = z.enum(['run', 'nice', 'later']).parse(process.env.BENCH_PAYOUTS_BEHIND ?? 'run');
 /** A directory: the API process runs under `node --cpu-prof` and writes its profile there on exit. */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
-
-/** Every thread of `pid` (setpriority on Linux is per thread; threads started later inherit it). */
-function niceEveryThread(pid: number, nice: number): void {
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try { os.setPriority(Number(tid), nice); } catch { /* gone */ }
-  }
-}
 
 // ---- the bench --------------------------------------------------------------------------------
 
@@ -69,7 +62,7 @@ async function main(): Promise<void> {
     const ports = JSON.parse(await api.firstLine) as { api: number; baseline: number };
     const temporalPort = services.temporalAddress.split(':').pop();
     const temporalPids = pidsWhere((cmd) => cmd.includes('server start-dev') && cmd.includes(`--port ${temporalPort} `));
-    if (PAYOUTS_BEHIND === 'nice') for (const pid of [worker!.proc.pid!, ...temporalPids]) niceEveryThread(pid, 19);
+    if (PAYOUTS_BEHIND === 'nice') for (const pid of [worker!.proc.pid!, ...temporalPids]) lowerCpuPriority(19, pid);
     log(`setup: Temporal + PostgreSQL + sandbox + API process + worker process (drainer; payouts behind the load: ${PAYOUTS_BEHIND}), ${orders.length} pending orders seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s; load ${loadAverage()}`);
 
     const signed = orders.map((o) => o.capture);

@@ -15,6 +15,7 @@ import { logger } from './logger';
 import { startHealthServer } from './observability/healthServer';
 import { readiness } from './observability/readiness';
 import { watchSchedules } from './observability/scheduleWatch';
+import { lowerCpuPriority } from './startup/cpuPriority';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 import { startOutboxDrainer, startPacingFrom } from './outbox/drainer';
@@ -120,6 +121,8 @@ export async function bootProductionWorker(opts: { config: Config; db: Db; clien
 async function main(): Promise<void> {
   const config = loadConfig(process.env, { refuseSampleSecrets: true });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the worker alone (npm run dev starts everything)');
+  // Before the SDK's runtime starts its threads, so they inherit it.
+  if (config.WORKER_CPU_NICE > 0) logger.info({ nice: config.WORKER_CPU_NICE, threads: lowerCpuPriority(config.WORKER_CPU_NICE) }, 'worker CPU priority lowered');
   const db = createPool(config.DATABASE_URL, poolOptionsFrom(config));
   await waitForDatabase(db, config, logger);
   const connection = await connectWorkerWithRetry(config, logger);

@@ -123,6 +123,10 @@ export const configSchema = z.object({
    * unversioned worker (every task of the queue). */
   WORKER_DEPLOYMENT_NAME: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').optional(),
   WORKER_BUILD_ID: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').optional(),
+  /** The worker's CPU niceness (0–19), set on every thread at boot: on a host the worker shares with
+   * the API, 10 lets webhook replies run first and the payouts take what they leave (src/startup/
+   * cpuPriority.ts; docs/production.md). 0: unchanged, as on a host of its own. */
+  WORKER_CPU_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /** The worker's own HTTP port for /health and /ready (0: a free port, printed at start). */
   WORKER_HEALTH_PORT: port.default(3001),
   /** The worker's Temporal SDK metrics exporter address (host:port), or off; see sdkMetricsAddressSchema. */
