@@ -77,9 +77,12 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         await worker.kill('SIGKILL');
         count('worker SIGKILL');
         await sleep(f.restartAfterMs);
-        // A restart still starting up when the next planned kill lands dies by design (a slow machine):
-        // only the latest kill's restart must succeed.
-        await worker.restart().catch((err: unknown) => { if (kills[f.worker] === generation) problems.push(`${worker.name} did not restart: ${String(err)}`); });
+        // A restart still starting up when the next planned kill lands dies by design (a slow machine),
+        // and so does one the rolling deploy replaced meanwhile (it stops the old build's worker):
+        // only the latest kill's restart of the worker still in its place must succeed.
+        await worker.restart().catch((err: unknown) => {
+          if (kills[f.worker] === generation && t.workers[f.worker] === worker) problems.push(`${worker.name} did not restart: ${String(err)}`);
+        });
         return;
       }
       case 'terminate_runs': {
