@@ -254,7 +254,16 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       // A 409: the payout left the queue between the look and the decision (after a database restore
       // it asks the provider again and parks once more): ops look again, and decide once it is back.
       if ((await decide()).status === 409) {
-        if (!(await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 60_000))) throw new Error('the payout left the queue before ops decided, and did not come back');
+        const back = await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 60_000);
+        // Back at settled under the reversed transfer: the restore forgot the reversal, and its webhook
+        // is not sent again. Our rows are then as after a reversal webhook lost for good (recon must raise
+        // reversal-not-in-app), and ops have no payout in the queue to decide on.
+        const now = back ? undefined : await payout();
+        if (now?.status === 'settled' && now.providerTransferId === h.reversed.transferId) {
+          h.reversed.seen = false;
+          return;
+        }
+        if (!back) throw new Error('the payout left the queue before ops decided, and did not come back');
         const again = await decide();
         if (again.status === 409) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
       }
