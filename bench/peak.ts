@@ -27,7 +27,12 @@
  * PEAK_SCHEDULE=hourly runs the same peak with the pair on an hourly schedule (issue 22 item 4): the
  * orders join the hour's batch, ops close it once the peak is in (as the cutoff would: the bench is
  * shorter than the hour), and one transfer pays the batch. Run it beside the default per_order run:
- * the calls per 1,000 orders and the drain time side by side. */
+ * the calls per 1,000 orders and the drain time side by side.
+ *
+ * The payouts run in the background by default (the worker at WORKER_CPU_NICE=10, the Temporal
+ * server at nice 10: docs/production.md, "Sharing a host with the API"); PEAK_PAYOUTS_PRIORITY=equal
+ * runs them at the API's priority. PEAK_ROUNDS=2 runs the peak twice and prints the memory after each
+ * round's drain: a working set comes back to the same level, a leak grows. */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { z } from 'zod';
@@ -54,6 +59,9 @@ const settings = z.object({
    * docs/production.md runs the payouts on a host they share with the API; `equal`: everything at
    * the same priority. */
   PEAK_PAYOUTS_PRIORITY: z.enum(['background', 'equal']).default('background'),
+  /** The same peak this many times, each after the last has drained: memory that is a working set
+   * comes back to the same level after each; a leak grows with each round. */
+  PEAK_ROUNDS: z.coerce.number().int().min(1).max(5).default(1),
 }).parse(process.env);
 
 const PAYOUTS_NICE = settings.PEAK_PAYOUTS_PRIORITY === 'background' ? 10 : 0;
@@ -77,16 +85,18 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const durability = (await db.query<{ fsync: string; synchronous_commit: string }>(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit`)).rows[0]!;
-    await sandbox.control.setPlatformBalance(settings.PEAK_ORDERS * 10_000 * 2);
+    const rounds = settings.PEAK_ROUNDS;
+    await sandbox.control.setPlatformBalance(settings.PEAK_ORDERS * rounds * 10_000 * 2);
 
     // The peak's orders: created and paid at the sandbox (unlimited while the world is set up), their
     // webhooks recorded but never delivered by the sandbox: the bench posts each capture itself.
     const n = settings.PEAK_ORDERS;
-    await sandbox.control.injectWebhookFault('lose', { events: ['payment.authorized', 'payment.captured', 'order.paid'], count: 3 * n });
+    const total = n * rounds;
+    await sandbox.control.injectWebhookFault('lose', { events: ['payment.authorized', 'payment.captured', 'order.paid'], count: 3 * total });
     const sdk = createSdk({ ...base, RAZORPAY_BASE_URL: sandbox.baseUrl });
     const orders: Array<{ id: string; gatewayOrderId: string }> = [];
-    for (let i = 0; i < n; i += 50) {
-      orders.push(...await Promise.all(Array.from({ length: Math.min(50, n - i) }, async (_, j) => {
+    for (let i = 0; i < total; i += 50) {
+      orders.push(...await Promise.all(Array.from({ length: Math.min(50, total - i) }, async (_, j) => {
         const id = `ord_peak_${i + j}`;
         const order = await sdk.orders.create({ amount: 1_000, currency: 'INR', receipt: id }) as { id: string };
         await sandbox.control.payOrder(order.id);
@@ -100,11 +110,11 @@ async function main(): Promise<void> {
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, "gatewayOrderId" text)`, [JSON.stringify(orders)]);
     await db.query(`UPDATE employer_vendor SET payout_schedule = $1 WHERE employer_id = 'emp_bench' AND vendor_id = 'ven_bench'`, [settings.PEAK_SCHEDULE]);
     const byGatewayOrder = new Map(orders.map((o) => [o.gatewayOrderId, o.id]));
-    const captures = (await sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured').map((e) => {
+    const allCaptures = (await sandbox.control.webhookEvents()).filter((e) => e.event === 'payment.captured').map((e) => {
       const gatewayOrderId = (JSON.parse(e.body) as { payload: { payment: { entity: { order_id: string } } } }).payload.payment.entity.order_id;
       return { orderId: byGatewayOrder.get(gatewayOrderId)!, body: e.body, eventId: e.id };
     });
-    if (captures.length !== n) throw new Error(`expected ${n} captures at the sandbox, found ${captures.length}`);
+    if (allCaptures.length !== total) throw new Error(`expected ${total} captures at the sandbox, found ${allCaptures.length}`);
 
     const env = {
       DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: `peak-bench-${Date.now()}`, RAZORPAY_BASE_URL: sandbox.baseUrl,
@@ -122,7 +132,7 @@ async function main(): Promise<void> {
     // transfers' processed events) to the API.
     await sandbox.control.setRateLimit({ writeRps: settings.BENCH_SANDBOX_WRITE_RPS, readRps: settings.BENCH_SANDBOX_READ_RPS, burst: settings.BENCH_SANDBOX_BURST });
     await sandbox.control.setWebhookTarget(`http://127.0.0.1:${ports.api}/webhooks/razorpay`);
-    log(`setup (${since()}): PostgreSQL fsync=${durability.fsync} synchronous_commit=${durability.synchronous_commit}, Temporal on its SQLite file; payouts' priority ${settings.PEAK_PAYOUTS_PRIORITY} (worker and Temporal at nice ${PAYOUTS_NICE}); ${n} orders paid at the sandbox; app budget writes ${settings.RAZORPAY_WRITE_RPS}/s reads ${settings.RAZORPAY_READ_RPS}/s; sandbox limit writes ${settings.BENCH_SANDBOX_WRITE_RPS}/s reads ${settings.BENCH_SANDBOX_READ_RPS}/s (burst ${settings.BENCH_SANDBOX_BURST}); load ${loadAverage()}`);
+    log(`setup (${since()}): PostgreSQL fsync=${durability.fsync} synchronous_commit=${durability.synchronous_commit}, Temporal on its SQLite file; payouts' priority ${settings.PEAK_PAYOUTS_PRIORITY} (worker and Temporal at nice ${PAYOUTS_NICE}); ${n} orders paid at the sandbox for each of ${rounds} round(s); app budget writes ${settings.RAZORPAY_WRITE_RPS}/s reads ${settings.RAZORPAY_READ_RPS}/s; sandbox limit writes ${settings.BENCH_SANDBOX_WRITE_RPS}/s reads ${settings.BENCH_SANDBOX_READ_RPS}/s (burst ${settings.BENCH_SANDBOX_BURST}); load ${loadAverage()}`);
 
     const agent = keepAliveAgent();
     const rate = n / settings.PEAK_SECONDS;
@@ -134,74 +144,81 @@ async function main(): Promise<void> {
       request: () => ({ path: '/baseline', body: '{}', headers: { 'content-type': 'application/json', 'x-razorpay-event-id': `evt_raw_${rawSeq++}` } }) });
     log(`baseline (raw INSERT @${rate.toFixed(1)} req/s for ${WINDOW_S} s): p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms, ${baseline.errors} errors; load ${loadAverage()}`);
 
-    const callsBefore = await sandbox.control.callCounts();
-    const memory = { api: [] as number[], worker: [] as number[] };
-    const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
-    const transferTimes: number[] = [];
-    let seenTransfers = 0;
-    const watch = setInterval(() => {
-      sampleMemory();
-      void sandbox.control.transfers().then((ts) => { for (let i = seenTransfers; i < ts.length; i++) transferTimes.push(performance.now()); seenTransfers = Math.max(seenTransfers, ts.length); });
-    }, 250);
-    const postedAt = new Map<string, number>();
-    const windowResults: OpenLoopResult[] = [];
-    const peakStart = performance.now();
-    sampleMemory();
-    const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
-    for (let w = 0; w < windows; w++) {
-      const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
-      const r = await openLoop({ host: '127.0.0.1', port: ports.api, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
-        const c = slice[i]!;
-        postedAt.set(c.orderId, Date.now());
-        return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
-      } });
-      windowResults.push(r);
-      log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
-    }
-    const peakSeconds = (performance.now() - peakStart) / 1000;
-
-    if (settings.PEAK_SCHEDULE === 'hourly') await closeBatchesOnceJoined(db, services.temporalAddress, env.TEMPORAL_TASK_QUEUE, n);
-    const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
-    const deadline = Date.now() + drainTimeout;
+    const afterRounds: Array<{ api: number; worker: number }> = [];
     let settled = 0;
-    while (Date.now() < deadline) {
-      settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows[0]!.n;
-      if (settled >= n) break;
-      await new Promise((r) => setTimeout(r, 1_000));
+    for (let round = 1; round <= rounds; round++) {
+      const captures = allCaptures.slice((round - 1) * n, round * n);
+      const callsBefore = await sandbox.control.callCounts();
+      const memory = { api: [] as number[], worker: [] as number[] };
+      const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
+      const transferTimes: number[] = [];
+      let seenTransfers = (await sandbox.control.transfers()).length;
+      const transfersBefore = seenTransfers;
+      const watch = setInterval(() => {
+        sampleMemory();
+        void sandbox.control.transfers().then((ts) => { for (let i = seenTransfers; i < ts.length; i++) transferTimes.push(performance.now()); seenTransfers = Math.max(seenTransfers, ts.length); });
+      }, 250);
+      const postedAt = new Map<string, number>();
+      const windowResults: OpenLoopResult[] = [];
+      const peakStart = performance.now();
+      sampleMemory();
+      const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
+      for (let w = 0; w < windows; w++) {
+        const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
+        const r = await openLoop({ host: '127.0.0.1', port: ports.api, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
+          const c = slice[i]!;
+          postedAt.set(c.orderId, Date.now());
+          return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
+        } });
+        windowResults.push(r);
+        log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
+      }
+      const peakSeconds = (performance.now() - peakStart) / 1000;
+
+      if (settings.PEAK_SCHEDULE === 'hourly') await closeBatchesOnceJoined(db, services.temporalAddress, env.TEMPORAL_TASK_QUEUE, n * round);
+      const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
+      const deadline = Date.now() + drainTimeout;
+      while (Date.now() < deadline) {
+        settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows[0]!.n;
+        if (settled >= n * round) break;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      clearInterval(watch);
+      sampleMemory();
+      const drainedAt = performance.now();
+
+      // Steady state: between the 10% and 90% marks of the transfers.
+      const at = (q: number) => transferTimes[Math.min(transferTimes.length - 1, Math.floor(q * transferTimes.length))]!;
+      const steady = transferTimes.length >= 10 ? (0.8 * transferTimes.length) / ((at(0.9) - at(0.1)) / 1000) : NaN;
+      const fired = await sandbox.control.faultsFired(); // cumulative over the rounds
+      // The only writes during the peak are transfers (orders and payments were made before the limit).
+      const refusedWrites = fired['ratelimit:write'] ?? 0;
+      const refusedReads = fired['ratelimit:read'] ?? 0;
+      const settle = (await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows.filter((r) => postedAt.has(r.order_id));
+      const callsAfter = await sandbox.control.callCounts();
+      const calls = Object.entries(callsAfter).map(([k, v]) => [k, v - (callsBefore[k] ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+      const totalCalls = calls.reduce((sum, [, v]) => sum + v, 0);
+      const batches = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_batches')).rows[0]!.n;
+      const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
+      const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
+      const p99s = windowResults.map((r) => r.p99);
+      const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
+
+      log(`\npeak bench${rounds > 1 ? ` round ${round}/${rounds}` : ''} (${settings.PEAK_SCHEDULE}, payouts ${settings.PEAK_PAYOUTS_PRIORITY}${settings.PEAK_SCHEDULE === 'hourly' ? `: ${batches} batch(es)` : ''}): ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled - n * (round - 1)}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
+      log(Number.isNaN(steady)
+        ? `  drain rate: not measured (${seenTransfers - transfersBefore} transfer(s): one per batch)`
+        : `  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
+      log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
+      log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
+      log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
+      afterRounds.push({ api: memory.api.at(-1)!, worker: memory.worker.at(-1)! });
+      log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
+      log(`  provider calls per 1,000 orders: ${(totalCalls * 1000 / n).toFixed(0)} (${calls.map(([k, v]) => `${k} ${(v * 1000 / n).toFixed(0)}`).join(', ')})`);
+      log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
     }
-    clearInterval(watch);
-    sampleMemory();
-    const drainedAt = performance.now();
-
-    // Steady state: between the 10% and 90% marks of the transfers.
-    const at = (q: number) => transferTimes[Math.min(transferTimes.length - 1, Math.floor(q * transferTimes.length))]!;
-    const steady = transferTimes.length >= 10 ? (0.8 * transferTimes.length) / ((at(0.9) - at(0.1)) / 1000) : NaN;
-    const fired = await sandbox.control.faultsFired();
-    // The only writes during the peak are transfers (orders and payments were made before the limit).
-    const refusedWrites = fired['ratelimit:write'] ?? 0;
-    const refusedReads = fired['ratelimit:read'] ?? 0;
-    const { rows: settle } = await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`);
-    const callsAfter = await sandbox.control.callCounts();
-    const calls = Object.entries(callsAfter).map(([k, v]) => [k, v - (callsBefore[k] ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-    const totalCalls = calls.reduce((sum, [, v]) => sum + v, 0);
-    const batches = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_batches')).rows[0]!.n;
-    const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
-    const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
-    const p99s = windowResults.map((r) => r.p99);
-    const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
-
-    log(`\npeak bench (${settings.PEAK_SCHEDULE}, payouts ${settings.PEAK_PAYOUTS_PRIORITY}${settings.PEAK_SCHEDULE === 'hourly' ? `: ${batches} batch(es)` : ''}): ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
-    log(Number.isNaN(steady)
-      ? `  drain rate: not measured (${transferTimes.length} transfer(s): one per batch)`
-      : `  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
-    log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
-    log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
-    log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
-    log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
-    log(`  provider calls per 1,000 orders: ${(totalCalls * 1000 / n).toFixed(0)} (${calls.map(([k, v]) => `${k} ${(v * 1000 / n).toFixed(0)}`).join(', ')})`);
-    log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
+    if (rounds > 1) log(`\nmemory (RSS) after each round's drain: API ${afterRounds.map((m) => m.api.toFixed(0)).join(' → ')} MB; worker ${afterRounds.map((m) => m.worker.toFixed(0)).join(' → ')} MB`);
     agent.destroy();
-    if (settled < n) process.exitCode = 1;
+    if (settled < total) process.exitCode = 1;
   } finally {
     await closeBenchWorld(world, children);
   }
