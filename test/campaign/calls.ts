@@ -43,16 +43,20 @@ export async function callRetrying(t: Pick<Topology, 'proxyUrl' | 'keys'>, role:
   }
 }
 
-/** One write, sent once no hold is in force, counted while it is unanswered. */
-async function writeOnce(t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body: unknown): Promise<ApiAnswer> {
+/** One write of the campaign's own (an API call, a webhook it signs itself), sent once no hold is
+ * in force, counted while it is unanswered. */
+export async function heldWrite<T>(send: () => Promise<T>): Promise<T> {
   while (writesHeld) await writesHeld.catch(() => undefined);
   writesInFlight += 1;
   try {
-    return await callApi(t, role, method, route, body);
+    return await send();
   } finally {
     writesInFlight -= 1;
   }
 }
+
+const writeOnce = (t: Pick<Topology, 'proxyUrl' | 'keys'>, role: TopologyRole, method: string, route: string, body: unknown): Promise<ApiAnswer> =>
+  heldWrite(() => callApi(t, role, method, route, body));
 
 /** Retries a step that must eventually work (a sandbox control call, a PostgreSQL read across a restart). */
 export async function eventually<T>(what: string, step: () => Promise<T>, deadlineMs = 60_000): Promise<T> {

@@ -9,7 +9,7 @@ import { seedPair, topUpEmployer } from '../../src/devstack/topologyScenario';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import type { RzpTransfer } from '../../src/gateway/types';
 import type { OrderView } from '../../src/moneyin/orderView';
-import { callRetrying, sleep } from './calls';
+import { callRetrying, heldWrite, sleep } from './calls';
 import type { CampaignPlan, EmployerKey, PlannedOrder, WorldVendor } from './plan';
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
@@ -250,11 +250,12 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       if (!parked) return; // its webhook was lost: recon must raise reversal-not-in-app
       h.reversed.seen = true;
       const decision = o.expect.transfers === 'direct' && o.expect.reversedThen === 'pay_offline' ? 'pay-offline' : 'retry';
-      const decide = () => callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, { ...retried, accept: [409] });
-      // A 409: the payout left the queue between the look and the decision (after a database restore
-      // it asks the provider again and parks once more): ops look again, and decide once it is back.
-      if ((await decide()).status === 409) {
-        const back = await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 60_000);
+      const decide = () => callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, { ...retried, accept: [404, 409] });
+      // A 409: the payout left the queue between the look and the decision; a 404: a database restore
+      // forgot the payout's row, and its run writes it again. Either way it asks the provider again and
+      // parks once more: ops look again, and decide once it is back.
+      if ([404, 409].includes((await decide()).status)) {
+        const back = await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 180_000);
         // Back at settled under the reversed transfer: the restore forgot the reversal, and its webhook
         // is not sent again. Our rows are then as after a reversal webhook lost for good (recon must raise
         // reversal-not-in-app), and ops have no payout in the queue to decide on.
@@ -265,7 +266,7 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
         }
         if (!back) throw new Error('the payout left the queue before ops decided, and did not come back');
         const again = await decide();
-        if (again.status === 409) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
+        if (again.status === 404 || again.status === 409) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
       }
       return;
     }
@@ -315,12 +316,13 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       // The account is active again and ops find on the Dashboard the transfer a lost request made.
       await t.sandbox.setLinkedAccountStatus(h.ownVendor!.account, 'activated');
       const transfer = await transferAsALostRequestWould(t, { account: h.ownVendor!.account, amountPaise: parked.amountPaise, payoutId: parked.id, orderId: order.orderId });
-      const marked = await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/mark-paid-externally`, { reason: 'fault campaign: found on the Razorpay Dashboard', transferId: transfer.id }, { ...retried, accept: [409] });
-      // A 409: the payout left the queue before ops got to it. After a database restore the payout
-      // asks the provider before sending and finds this very transfer by its note: that is the
-      // outcome ops wanted, reached without them (the checker still judges which transfer it holds).
+      const marked = await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/mark-paid-externally`, { reason: 'fault campaign: found on the Razorpay Dashboard', transferId: transfer.id }, { ...retried, accept: [404, 409] });
+      // A 409: the payout left the queue before ops got to it; a 404: a database restore forgot its
+      // row (its run writes it again). After a restore the payout asks the provider before sending and
+      // finds this very transfer by its note: that is the outcome ops wanted, reached without them
+      // (the checker still judges which transfer it holds).
       // Three minutes: a 1,000-order cluster run took 100 s to find it (a slow send's unknown answer first).
-      if (marked.status === 409 && !(await waitFor(payoutNow, (p) => p?.providerTransferId === transfer.id, 180_000))) throw new Error(`ops could not mark it paid: ${JSON.stringify(marked.body)}`);
+      if (marked.status !== 200 && !(await waitFor(payoutNow, (p) => p?.providerTransferId === transfer.id, 180_000))) throw new Error(`ops could not mark it paid: ${JSON.stringify(marked.body)}`);
       h.ownVendor!.markedWith = transfer.id;
       return;
     }
@@ -332,11 +334,15 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
         created_at: Math.floor(Date.now() / 1000),
       };
       const body = JSON.stringify({ entity: 'event', account_id: 'acc_PlatformMeals1', event: 'payment.captured', contains: ['payment'], payload: { payment: { entity: forged } }, created_at: Math.floor(Date.now() / 1000) });
-      const res = await fetch(`${t.proxyUrl}/webhooks/razorpay`, {
+      const post = () => heldWrite(() => fetch(`${t.proxyUrl}/webhooks/razorpay`, {
         method: 'POST', body,
         headers: { 'content-type': 'application/json', 'x-razorpay-event-id': `evt_forged_${o.clientReference}`, 'x-razorpay-signature': hmacSha256Hex(body, SANDBOX_SECRETS.RAZORPAY_WEBHOOK_SECRET) },
-      });
-      if (res.status !== 200) throw new Error(`the forged capture was answered ${res.status}`);
+      }).then((r) => r.status, () => 0));
+      // Sent again while the API answers 5xx or nothing (its PostgreSQL restarting), as Razorpay
+      // would send its own; any other answer than 200 is the system refusing it.
+      let status = await post();
+      for (const deadline = Date.now() + 120_000; (status === 0 || status >= 500) && Date.now() < deadline; status = await post()) await sleep(1_000);
+      if (status !== 200) throw new Error(`the forged capture was answered ${status}`);
       h.forgedPaymentId = forged.id;
       return;
     }

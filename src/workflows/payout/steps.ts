@@ -38,6 +38,8 @@ const TERMINAL: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted
 const SETTLED_OR_OPEN_FOR_CLAIM: ReadonlySet<string> = new Set(['settled', 'cancelled', 'rerouted', 'offline', 'pending', 'failed']);
 /** The failure type of a run that lost a claim on a row still waiting for one. */
 const LOST_CLAIM = 'PayoutLostClaim';
+/** The failure type of a run whose order says `batched` while no batch holds it (left for the sweep). */
+const BATCH_MISSING = 'PayoutBatchMissing';
 
 /** Reads the policy (and, for new runs, the row) and publishes where the payout stands. Runs started
  * before issue 12 replay their remote activities; new runs read both in one local step. */
@@ -188,7 +190,7 @@ export const followBatch: PayoutStep = async ({ run, key, db }) => {
     // The join this run made is gone: the database was restored to before it (a row older than the
     // run). Follow the row as it is now (pending: join again); never end over an open row.
     const now = await db.readPayout(key);
-    if (now?.status === 'batched') throw ApplicationFailure.create({ type: 'PayoutBatchMissing', message: `order ${key} is batched but in no batch`, nonRetryable: true });
+    if (now?.status === 'batched') throw ApplicationFailure.create({ type: BATCH_MISSING, message: `order ${key} is batched but in no batch`, nonRetryable: true });
     run.note('batch', `the join is gone (a restored database): following the row, ${now?.status ?? 'none'}`);
     run.publish(now);
     return undefined;
