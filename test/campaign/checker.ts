@@ -120,6 +120,17 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
 
   if (exp.transfers === 'direct') {
     v.expectedTransfers = exp.payout === 'settled' ? 1 : 0;
+    // Judged unheard by the client (no parked payout within its wait: a restore had forgotten the
+    // payout, or taken it back to settled), yet the rows learnt it later: the payout written again after
+    // the restore asked the provider by its note and found its transfer reversed (seed 20261205), or a
+    // retried webhook came. It waits in ops' queue under the reversed transfer, the reversal recorded
+    // (recon raises nothing).
+    const heardLate = exp.reversedThen !== undefined && h.reversed !== undefined && !h.reversed.seen
+      && payout?.status === 'parked' && payout.lastCode === 'TRANSFER_REVERSED' && payout.providerTransferId === h.reversed.transferId;
+    if (heardLate) {
+      h.reversed!.seen = true;
+      v.expectedTransfers = 0;
+    }
     // Reversed from the Dashboard and its webhook lost: our rows still say settled, the provider has no
     // live transfer, and only recon can tell (reversal-not-in-app, required in recon.ts).
     const reversalUnseen = exp.reversedThen !== undefined && h.reversed !== undefined && !h.reversed.seen;
@@ -140,7 +151,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     else {
       if (STUCK_PAYOUT.has(payout.status)) v.stuck = true;
       v.parked = payout.status === 'parked' || payout.status === 'review';
-      if (payout.status !== (notReversed ? 'settled' : exp.payout) && !reversalUnseen) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
+      if (payout.status !== (notReversed ? 'settled' : exp.payout) && !reversalUnseen && !heardLate) v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned ${exp.payout}`);
       else if (exp.code && payout.lastCode !== exp.code) v.violations.push(`payout is ${payout.status} with ${payout.lastCode ?? 'no code'}, planned ${exp.code}`);
       if (v.parked && !payout.lastCode) v.violations.push('parked without a reason code');
       if (payout.linkedAccountId !== account) v.disagreements.push(`payout to ${payout.linkedAccountId}, the vendor's account is ${account}`);

@@ -106,6 +106,37 @@ describe('the campaign checker', () => {
     expect(stray.violations.join('\n')).toMatch(/trf_9 .* belongs to no order/);
   });
 
+  describe('a transfer reversed from the Dashboard, and a restore that forgot the reversal', () => {
+    const reversedPlan = { ...plan.orders.find((o) => o.kind === 'reversed_transfer')!, vendor: 'direct_a' as const };
+    const reversedHistory = (): OrderHistory => ({ ...history, planned: reversedPlan, reversed: { transferId: 'trf_1', reversalId: 'rvrsl_1', seen: false } });
+    const reversedDb = (status: string, lastCode: string | null): DbLedger => {
+      const ledger = db(status, 'trf_1');
+      ledger.payouts.set('ord_1', { ...ledger.payouts.get('ord_1')!, lastCode });
+      return ledger;
+    };
+    const reversedTransfer = transfer('trf_1', { status: 'reversed', amount_reversed: 8_100 });
+
+    test('rows that never heard of it stay settled under the reversed transfer, and recon must raise it', () => {
+      const h = reversedHistory();
+      const result = checkOrders([h], world, reversedDb('settled', null), provider([reversedTransfer]));
+      expect(result.violations).toEqual([]);
+      expect(h.reversed!.seen).toBe(false);
+    });
+
+    test('rows that learnt it later (the payout written again after the restore found its transfer reversed by its note) wait in ops\' queue under it', () => {
+      const h = reversedHistory();
+      const result = checkOrders([h], world, reversedDb('parked', 'TRANSFER_REVERSED'), provider([reversedTransfer]));
+      expect(result.violations).toEqual([]);
+      expect(result.verdicts[0]!.parked).toBe(true);
+      expect(h.reversed!.seen).toBe(true); // so recon must not raise it
+    });
+
+    test('parked for another reason, or settled by another transfer, is still a violation', () => {
+      const other = checkOrders([reversedHistory()], world, reversedDb('parked', 'BAD_REQUEST_ACCOUNT_SUSPENDED'), provider([reversedTransfer]));
+      expect(other.violations.join('\n')).toMatch(/a reversal our rows never heard of, yet the payout is parked/);
+    });
+  });
+
   describe('orders of a pair paid hourly (one transfer per batch)', () => {
     const batchedPlan = { ...plan.orders.find((o) => o.kind === 'batched')!, vendor: 'batched' as const };
     const member = (orderId: string): OrderHistory => ({ planned: { ...batchedPlan, totalPaise: 10_000, subsidyPaise: 9_900 }, orderId, gatewayOrderId: `order_${orderId}`, vendorNetPaise: 8_100, paymentIds: [], retries: 0, error: null });
