@@ -146,75 +146,11 @@ async function main(): Promise<void> {
 
     const afterRounds: Array<{ api: number; worker: number }> = [];
     let settled = 0;
+    const peak: PeakSetup = { world, api, worker, apiPort: ports.api, taskQueue: env.TEMPORAL_TASK_QUEUE, agent, baseline, rate, windows, perWindow, n, rounds, since };
     for (let round = 1; round <= rounds; round++) {
-      const captures = allCaptures.slice((round - 1) * n, round * n);
-      const callsBefore = await sandbox.control.callCounts();
-      const memory = { api: [] as number[], worker: [] as number[] };
-      const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
-      const transferTimes: number[] = [];
-      let seenTransfers = (await sandbox.control.transfers()).length;
-      const transfersBefore = seenTransfers;
-      const watch = setInterval(() => {
-        sampleMemory();
-        void sandbox.control.transfers().then((ts) => { for (let i = seenTransfers; i < ts.length; i++) transferTimes.push(performance.now()); seenTransfers = Math.max(seenTransfers, ts.length); });
-      }, 250);
-      const postedAt = new Map<string, number>();
-      const windowResults: OpenLoopResult[] = [];
-      const peakStart = performance.now();
-      sampleMemory();
-      const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
-      for (let w = 0; w < windows; w++) {
-        const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
-        const r = await openLoop({ host: '127.0.0.1', port: ports.api, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
-          const c = slice[i]!;
-          postedAt.set(c.orderId, Date.now());
-          return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
-        } });
-        windowResults.push(r);
-        log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
-      }
-      const peakSeconds = (performance.now() - peakStart) / 1000;
-
-      if (settings.PEAK_SCHEDULE === 'hourly') await closeBatchesOnceJoined(db, services.temporalAddress, env.TEMPORAL_TASK_QUEUE, n * round);
-      const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
-      const deadline = Date.now() + drainTimeout;
-      while (Date.now() < deadline) {
-        settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows[0]!.n;
-        if (settled >= n * round) break;
-        await new Promise((r) => setTimeout(r, 1_000));
-      }
-      clearInterval(watch);
-      sampleMemory();
-      const drainedAt = performance.now();
-
-      // Steady state: between the 10% and 90% marks of the transfers.
-      const at = (q: number) => transferTimes[Math.min(transferTimes.length - 1, Math.floor(q * transferTimes.length))]!;
-      const steady = transferTimes.length >= 10 ? (0.8 * transferTimes.length) / ((at(0.9) - at(0.1)) / 1000) : NaN;
-      const fired = await sandbox.control.faultsFired(); // cumulative over the rounds
-      // The only writes during the peak are transfers (orders and payments were made before the limit).
-      const refusedWrites = fired['ratelimit:write'] ?? 0;
-      const refusedReads = fired['ratelimit:read'] ?? 0;
-      const settle = (await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows.filter((r) => postedAt.has(r.order_id));
-      const callsAfter = await sandbox.control.callCounts();
-      const calls = Object.entries(callsAfter).map(([k, v]) => [k, v - (callsBefore[k] ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-      const totalCalls = calls.reduce((sum, [, v]) => sum + v, 0);
-      const batches = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_batches')).rows[0]!.n;
-      const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
-      const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
-      const p99s = windowResults.map((r) => r.p99);
-      const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
-
-      log(`\npeak bench${rounds > 1 ? ` round ${round}/${rounds}` : ''} (${settings.PEAK_SCHEDULE}, payouts ${settings.PEAK_PAYOUTS_PRIORITY}${settings.PEAK_SCHEDULE === 'hourly' ? `: ${batches} batch(es)` : ''}): ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled - n * (round - 1)}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
-      log(Number.isNaN(steady)
-        ? `  drain rate: not measured (${seenTransfers - transfersBefore} transfer(s): one per batch)`
-        : `  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
-      log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
-      log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
-      log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
-      afterRounds.push({ api: memory.api.at(-1)!, worker: memory.worker.at(-1)! });
-      log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
-      log(`  provider calls per 1,000 orders: ${(totalCalls * 1000 / n).toFixed(0)} (${calls.map(([k, v]) => `${k} ${(v * 1000 / n).toFixed(0)}`).join(', ')})`);
-      log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
+      const result = await runRound(peak, allCaptures.slice((round - 1) * n, round * n), round);
+      settled = result.settled;
+      afterRounds.push(result.after);
     }
     if (rounds > 1) log(`\nmemory (RSS) after each round's drain: API ${afterRounds.map((m) => m.api.toFixed(0)).join(' → ')} MB; worker ${afterRounds.map((m) => m.worker.toFixed(0)).join(' → ')} MB`);
     agent.destroy();
@@ -222,6 +158,99 @@ async function main(): Promise<void> {
   } finally {
     await closeBenchWorld(world, children);
   }
+}
+
+/** What every round of the peak shares: the processes, the open-loop client and the baseline. */
+interface PeakSetup {
+  world: BenchWorld;
+  api: { proc: ChildProcess };
+  worker: { proc: ChildProcess };
+  apiPort: number;
+  taskQueue: string;
+  agent: ReturnType<typeof keepAliveAgent>;
+  baseline: OpenLoopResult;
+  rate: number;
+  windows: number;
+  perWindow: number;
+  n: number;
+  rounds: number;
+  since: () => string;
+}
+
+type Capture = { orderId: string; body: string; eventId: string };
+
+/** One peak: its captures posted window by window, then the drain waited for and every figure
+ * printed. Returns the payouts settled so far (all rounds) and the memory after the drain. */
+async function runRound(p: PeakSetup, captures: readonly Capture[], round: number): Promise<{ settled: number; after: { api: number; worker: number } }> {
+  const { world: { db, sandbox, services, base }, api, worker, agent, baseline, rate, windows, perWindow, n, rounds, since } = p;
+  const callsBefore = await sandbox.control.callCounts();
+  const memory = { api: [] as number[], worker: [] as number[] };
+  const sampleMemory = () => { memory.api.push(rssMb(api.proc.pid!)); memory.worker.push(rssMb(worker.proc.pid!)); };
+  const transferTimes: number[] = [];
+  let seenTransfers = (await sandbox.control.transfers()).length;
+  const transfersBefore = seenTransfers;
+  const watch = setInterval(() => {
+    sampleMemory();
+    void sandbox.control.transfers().then((ts) => { for (let i = seenTransfers; i < ts.length; i++) transferTimes.push(performance.now()); seenTransfers = Math.max(seenTransfers, ts.length); });
+  }, 250);
+  const postedAt = new Map<string, number>();
+  const windowResults: OpenLoopResult[] = [];
+  const peakStart = performance.now();
+  sampleMemory();
+  const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
+  for (let w = 0; w < windows; w++) {
+    const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
+    const r = await openLoop({ host: '127.0.0.1', port: p.apiPort, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
+      const c = slice[i]!;
+      postedAt.set(c.orderId, Date.now());
+      return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
+    } });
+    windowResults.push(r);
+    log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
+  }
+  const peakSeconds = (performance.now() - peakStart) / 1000;
+
+  if (settings.PEAK_SCHEDULE === 'hourly') await closeBatchesOnceJoined(db, services.temporalAddress, p.taskQueue, n * round);
+  const drainTimeout = (settings.BENCH_DRAIN_TIMEOUT_S ?? (2 * n) / settings.RAZORPAY_WRITE_RPS + 60) * 1000;
+  const deadline = Date.now() + drainTimeout;
+  let settled = 0;
+  while (Date.now() < deadline) {
+    settled = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows[0]!.n;
+    if (settled >= n * round) break;
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  clearInterval(watch);
+  sampleMemory();
+  const drainedAt = performance.now();
+
+  // Steady state: between the 10% and 90% marks of the transfers.
+  const at = (q: number) => transferTimes[Math.min(transferTimes.length - 1, Math.floor(q * transferTimes.length))]!;
+  const steady = transferTimes.length >= 10 ? (0.8 * transferTimes.length) / ((at(0.9) - at(0.1)) / 1000) : NaN;
+  const fired = await sandbox.control.faultsFired(); // cumulative over the rounds
+  // The only writes during the peak are transfers (orders and payments were made before the limit).
+  const refusedWrites = fired['ratelimit:write'] ?? 0;
+  const refusedReads = fired['ratelimit:read'] ?? 0;
+  const settle = (await db.query<{ order_id: string; settled_at: Date }>(`SELECT order_id, settled_at FROM payouts WHERE status = 'settled' AND order_id IS NOT NULL`)).rows.filter((r) => postedAt.has(r.order_id));
+  const callsAfter = await sandbox.control.callCounts();
+  const calls = Object.entries(callsAfter).map(([k, v]) => [k, v - (callsBefore[k] ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  const totalCalls = calls.reduce((sum, [, v]) => sum + v, 0);
+  const batches = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_batches')).rows[0]!.n;
+  const toSettle = settle.map((r) => (r.settled_at.getTime() - (postedAt.get(r.order_id) ?? r.settled_at.getTime())) / 1000).sort((a, b) => a - b);
+  const statuses = (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payouts GROUP BY status ORDER BY status')).rows;
+  const p99s = windowResults.map((r) => r.p99);
+  const mem = (xs: number[], start: number) => `${start.toFixed(0)} → max ${Math.max(...xs).toFixed(0)} → ${xs.at(-1)!.toFixed(0)} MB`;
+
+  log(`\npeak bench${rounds > 1 ? ` round ${round}/${rounds}` : ''} (${settings.PEAK_SCHEDULE}, payouts ${settings.PEAK_PAYOUTS_PRIORITY}${settings.PEAK_SCHEDULE === 'hourly' ? `: ${batches} batch(es)` : ''}): ${n} captures in ${peakSeconds.toFixed(0)} s (${rate.toFixed(1)}/s), drained ${settled - n * (round - 1)}/${n} settled ${((drainedAt - peakStart) / 1000).toFixed(0)} s after the peak began; load ${loadAverage()}`);
+  log(Number.isNaN(steady)
+    ? `  drain rate: not measured (${seenTransfers - transfersBefore} transfer(s): one per batch)`
+    : `  drain rate (10%–90% of transfers): ${steady.toFixed(2)} transfers/s = ${ratio(steady, settings.RAZORPAY_WRITE_RPS)} the configured ${settings.RAZORPAY_WRITE_RPS}/s`);
+  log(`  refused by the sandbox's limiter (429): writes ${refusedWrites} (every write here is a transfer), reads ${refusedReads}`);
+  log(`  webhook p99 per ${WINDOW_S} s window: ${p99s.map((p) => p.toFixed(1)).join(', ')} ms; worst ${Math.max(...p99s).toFixed(1)} ms = ${ratio(Math.max(...p99s), baseline.p99)} the raw INSERT's ${baseline.p99.toFixed(1)} ms; 2xx ${windowResults.reduce((s, r) => s + r.ok, 0)}/${n}`);
+  log(`  memory (RSS): API ${mem(memory.api, startMemory.api)}; worker ${mem(memory.worker, startMemory.worker)}`);
+  log(`  capture webhook → payout settled: p50 ${percentile(toSettle, 0.5).toFixed(1)} s, p95 ${percentile(toSettle, 0.95).toFixed(1)} s, max ${(toSettle.at(-1) ?? NaN).toFixed(1)} s`);
+  log(`  provider calls per 1,000 orders: ${(totalCalls * 1000 / n).toFixed(0)} (${calls.map(([k, v]) => `${k} ${(v * 1000 / n).toFixed(0)}`).join(', ')})`);
+  log(`  payouts: ${statuses.map((s) => `${s.status} ${s.n}`).join(', ')}; total ${since()}`);
+  return { settled, after: { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! } };
 }
 
 /** Hourly: once every order has joined its batch, ops close the open batches (POST
