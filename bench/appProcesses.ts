@@ -15,9 +15,10 @@ import { NativeConnection } from '@temporalio/worker';
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { buildApi } from '../src/api/server';
+import { warmUpApi } from '../src/api/warmUp';
 import { loadConfig, type Config } from '../src/config/config';
 import { migrate } from '../src/db/migrate';
-import { createPool, type Db } from '../src/db/pool';
+import { createPool, poolOptionsFrom, type Db } from '../src/db/pool';
 import { ensureDatabase, startServices, type RunningServices } from '../src/devstack/services';
 import { createGateway } from '../src/gateway';
 import { hmacSha256Hex } from '../src/gateway/signatures';
@@ -32,9 +33,11 @@ const rzp = (prefix: string) => `${prefix}_${Array.from(randomBytes(14), (b) => 
 
 async function serveApi(): Promise<void> {
   const config = loadConfig(process.env);
-  const db = createPool(config.DATABASE_URL!, 10);
+  const pool = { ...poolOptionsFrom(config), max: 10 };
+  const db = createPool(config.DATABASE_URL!, pool);
   const temporal = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
   const api = await buildApi({ config, db, gateway: createGateway(config), temporal, payoutStarter: temporalPayoutStarter(temporal, config.TEMPORAL_TASK_QUEUE, db) });
+  await warmUpApi(db, pool.min ?? 0); // as src/api/main.ts does before it listens
   await api.listen({ port: 0, host: '127.0.0.1' });
   // The baseline: Fastify and pg, nothing of the app. Same pool size as the API's.
   const raw = new Pool({ connectionString: config.DATABASE_URL, max: 10 });

@@ -6,6 +6,7 @@ import { logger } from '../logger';
 import { liveDevStackKeys } from '../auth/apiKeys';
 import { connectClientWithRetry, waitForDatabase } from '../startup/retry';
 import { buildApi } from './server';
+import { warmUpApi } from './warmUp';
 import { productionDeps } from '../wiring';
 
 async function main(): Promise<void> {
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   }
   const client = await connectClientWithRetry(config, logger);
   const app = await buildApi(productionDeps(config, db, client).api);
+  await warmUpApi(db, poolOptionsFrom(config).min ?? 0);
   await app.listen({ port: config.API_PORT, host: config.HTTP_HOST });
   logger.info({ port: config.API_PORT, adminPort: config.ADMIN_PORT ?? null }, 'API listening');
   const stop = async () => { await app.close(); await db.end(); await client.connection.close(); process.exit(0); };

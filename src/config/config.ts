@@ -95,6 +95,9 @@ export const configSchema = z.object({
   /** Pool size per process, and how long a request waits for a free connection before failing
    * (a slow gateway or a stuck query must not queue the webhook endpoint for ever). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  /** Connections kept open while idle (at most DATABASE_POOL_MAX); the API opens and warms this many
+   * before it listens (api/warmUp.ts), so a peak reaching a fresh instance meets no cold connection. */
+  DATABASE_POOL_MIN: z.coerce.number().int().min(0).max(500).default(4),
   DATABASE_CONNECT_TIMEOUT_MS: duration.default(5_000),
   /** Temporal frontend host:port. */
   TEMPORAL_ADDRESS: z.string().min(3).default('127.0.0.1:7233'),

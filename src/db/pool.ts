@@ -19,6 +19,8 @@ export type Tx = PoolClient;
 export interface PoolOptions {
   /** Connections in the pool (default 10). */
   max?: number;
+  /** Connections kept open while idle (default 0: every idle connection closes after 10 s). */
+  min?: number;
   /** How long a query waits for a free connection, or for a new one to be established, before it
    * fails (default 5000; 0 waits for ever). */
   connectTimeoutMs?: number;
@@ -40,9 +42,10 @@ export function urlCarriesSsl(connectionString: string): boolean {
   return URL_SSL_PARAMS.some((name) => params.has(name));
 }
 
-export function poolOptionsFrom(config: Pick<Config, 'DATABASE_POOL_MAX' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_SSLMODE' | 'DATABASE_SSL_CA_FILE'>): PoolOptions {
+export function poolOptionsFrom(config: Pick<Config, 'DATABASE_POOL_MAX' | 'DATABASE_POOL_MIN' | 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_SSLMODE' | 'DATABASE_SSL_CA_FILE'>): PoolOptions {
   return {
     max: config.DATABASE_POOL_MAX,
+    min: Math.min(config.DATABASE_POOL_MIN, config.DATABASE_POOL_MAX),
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     sslmode: config.DATABASE_SSLMODE,
     ...(config.DATABASE_SSL_CA_FILE === undefined ? {} : { sslCaFile: config.DATABASE_SSL_CA_FILE }),
@@ -67,6 +70,7 @@ export function poolConfig(connectionString: string, opts: number | PoolOptions 
   const config: PoolConfig = {
     connectionString,
     max: o.max ?? DEFAULT_POOL_MAX,
+    ...(o.min ? { min: Math.min(o.min, o.max ?? DEFAULT_POOL_MAX) } : {}),
     connectionTimeoutMillis: o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     application_name: 'payouts',
   };

@@ -2,22 +2,14 @@
  * shutdown, a terminated backend) fails that transaction and nothing else: found by the fault
  * campaign, where an API process died of it (node-postgres emits 'error' on a checked-out client,
  * which has no listener of the pool's, and Node makes an unhandled 'error' fatal). */
-import { createPool, inTransaction, type Db } from '../../src/db/pool';
-import { isolatedPool } from '../support/db';
+import { createPool, inTransaction } from '../../src/db/pool';
+import { isolatedPoolForSuite } from '../support/db';
 
 describe('PostgreSQL connections lost while in use', () => {
-  let admin: Db;
-  let url: string;
-
-  beforeAll(async () => {
-    ({ db: admin, url } = await isolatedPool());
-  });
-
-  afterAll(async () => {
-    await admin?.end();
-  });
+  const suite = isolatedPoolForSuite();
 
   test('when the server ends a connection between two statements of a transaction, then that transaction fails, the process lives on and the pool serves the next query', async () => {
+    const { db: admin, url } = suite;
     const db = createPool(url, 2);
     const errors: unknown[] = [];
     const onUncaught = (err: unknown) => errors.push(err);

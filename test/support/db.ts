@@ -32,3 +32,12 @@ export async function isolatedPool(): Promise<{ db: Db; url: string }> {
   process.env.DATABASE_URL = url;
   return { db: createPool(url, 20), url };
 }
+
+/** For a describe block: a fresh isolated database before its tests (`isolatedPool`), its pool
+ * ended after them. Read `.db` and `.url` inside the tests. */
+export function isolatedPoolForSuite(): { db: Db; url: string } {
+  const suite = {} as { db: Db; url: string };
+  beforeAll(async () => Object.assign(suite, await isolatedPool()));
+  afterAll(async () => { await suite.db?.end(); });
+  return suite;
+}
