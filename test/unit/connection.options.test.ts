@@ -89,9 +89,11 @@ describe('poolConfig / poolOptionsFrom', () => {
   test('when built from Config, then size, timeout and TLS come from the DATABASE_* keys', () => {
     const config = loadConfig({ DATABASE_POOL_MAX: '7', DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_SSLMODE: 'verify-full', DATABASE_SSL_CA_FILE: file('ca.pem') });
     const options = poolOptionsFrom(config);
-    expect(options).toEqual({ max: 7, connectTimeoutMs: 1500, sslmode: 'verify-full', sslCaFile: file('ca.pem') });
-    expect(poolConfig(url, options)).toMatchObject({ max: 7, connectionTimeoutMillis: 1500, ssl: { rejectUnauthorized: true, ca: 'CA PEM' } });
-    expect(poolOptionsFrom(loadConfig({}))).toEqual({ max: 10, connectTimeoutMs: 5000, sslmode: 'disable' });
+    // DATABASE_POOL_MIN's default (4) is kept open while idle; it never exceeds the maximum.
+    expect(options).toEqual({ max: 7, min: 4, connectTimeoutMs: 1500, sslmode: 'verify-full', sslCaFile: file('ca.pem') });
+    expect(poolConfig(url, options)).toMatchObject({ max: 7, min: 4, connectionTimeoutMillis: 1500, ssl: { rejectUnauthorized: true, ca: 'CA PEM' } });
+    expect(poolOptionsFrom(loadConfig({}))).toEqual({ max: 10, min: 4, connectTimeoutMs: 5000, sslmode: 'disable' });
+    expect(poolOptionsFrom(loadConfig({ DATABASE_POOL_MAX: '3', DATABASE_POOL_MIN: '9' }))).toMatchObject({ max: 3, min: 3 });
   });
 
   test('sslmode maps to node-postgres ssl options', () => {
