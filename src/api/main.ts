@@ -12,7 +12,8 @@ import { productionDeps } from '../wiring';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, { refuseSampleSecrets: true });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the API alone (npm run dev starts everything)');
-  const db = createPool(config.DATABASE_URL, poolOptionsFrom(config));
+  const poolOptions = poolOptionsFrom(config);
+  const db = createPool(config.DATABASE_URL, poolOptions);
   await waitForDatabase(db, config, logger);
   if (mustUseRealSecrets(config)) {
     // The dev stack's keys are written to .data/ in clear: never valid against real money.
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   }
   const client = await connectClientWithRetry(config, logger);
   const app = await buildApi(productionDeps(config, db, client).api);
-  await warmUpApi(db, poolOptionsFrom(config).min ?? 0);
+  await warmUpApi(db, poolOptions.min ?? 0);
   await app.listen({ port: config.API_PORT, host: config.HTTP_HOST });
   logger.info({ port: config.API_PORT, adminPort: config.ADMIN_PORT ?? null }, 'API listening');
   const stop = async () => { await app.close(); await db.end(); await client.connection.close(); process.exit(0); };

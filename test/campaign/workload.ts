@@ -12,6 +12,10 @@ import type { OrderView } from '../../src/moneyin/orderView';
 import { callRetrying, heldWrite, sleep } from './calls';
 import type { CampaignPlan, EmployerKey, PlannedOrder, WorldVendor } from './plan';
 
+/** Ops' answers when the payout left the queue before their decision: 409 (it moved on), or 404
+ * (a database restore forgot its row, which its run writes again). */
+const LEFT_THE_QUEUE = [404, 409];
+
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -250,11 +254,11 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       if (!parked) return; // its webhook was lost: recon must raise reversal-not-in-app
       h.reversed.seen = true;
       const decision = o.expect.transfers === 'direct' && o.expect.reversedThen === 'pay_offline' ? 'pay-offline' : 'retry';
-      const decide = () => callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, { ...retried, accept: [404, 409] });
+      const decide = () => callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/${decision}`, { reason: 'fault campaign: the transfer was reversed from the Dashboard' }, { ...retried, accept: LEFT_THE_QUEUE });
       // A 409: the payout left the queue between the look and the decision; a 404: a database restore
       // forgot the payout's row, and its run writes it again. Either way it asks the provider again and
       // parks once more: ops look again, and decide once it is back.
-      if ([404, 409].includes((await decide()).status)) {
+      if (LEFT_THE_QUEUE.includes((await decide()).status)) {
         const back = await waitFor(() => payout(), (p) => p?.status === 'parked' && p.lastCode === 'TRANSFER_REVERSED', 180_000);
         // Back at settled under the reversed transfer: the restore forgot the reversal, and its webhook
         // is not sent again. Our rows are then as after a reversal webhook lost for good (recon must raise
@@ -266,7 +270,7 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
         }
         if (!back) throw new Error('the payout left the queue before ops decided, and did not come back');
         const again = await decide();
-        if (again.status === 404 || again.status === 409) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
+        if (LEFT_THE_QUEUE.includes(again.status)) throw new Error(`ops could not decide: ${JSON.stringify(again.body)}`);
       }
       return;
     }
@@ -316,7 +320,7 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       // The account is active again and ops find on the Dashboard the transfer a lost request made.
       await t.sandbox.setLinkedAccountStatus(h.ownVendor!.account, 'activated');
       const transfer = await transferAsALostRequestWould(t, { account: h.ownVendor!.account, amountPaise: parked.amountPaise, payoutId: parked.id, orderId: order.orderId });
-      const marked = await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/mark-paid-externally`, { reason: 'fault campaign: found on the Razorpay Dashboard', transferId: transfer.id }, { ...retried, accept: [404, 409] });
+      const marked = await callRetrying(t, 'ops', 'POST', `/ops/payouts/${order.orderId}/mark-paid-externally`, { reason: 'fault campaign: found on the Razorpay Dashboard', transferId: transfer.id }, { ...retried, accept: LEFT_THE_QUEUE });
       // A 409: the payout left the queue before ops got to it; a 404: a database restore forgot its
       // row (its run writes it again). After a restore the payout asks the provider before sending and
       // finds this very transfer by its note: that is the outcome ops wanted, reached without them
