@@ -3,10 +3,15 @@
  * - requests per client address, on every route but the Razorpay webhook (ROUTE_POLICIES);
  * - console sign-in attempts per client, far fewer;
  * - requests per authenticated key (an API key, or the key behind a console session);
- * - refused API keys per client and per key id: once over, a request presenting a key is refused
- *   before the key is looked up, so random secrets for a known key id cost no database work. A
- *   client that authenticated with that key id in the window keeps its lookups: whoever knows a
- *   key id (it is in logs and key lists) cannot lock its holder out.
+ * - refused API keys per key id and per client, counted apart:
+ *   - a key id over its limit is refused before the key is looked up, so random secrets for a
+ *     known key id cost no database work. A client that authenticated with that key id in the
+ *     window keeps its lookups: whoever knows a key id (it is in logs and key lists) cannot lock
+ *     its holder out;
+ *   - a client over its limit still has every key looked up: a valid one is served, a refused one
+ *     is answered 429 instead of 401. Behind a load balancer without TRUST_PROXY every caller is one
+ *     client, and one bogus-key loop must not stop every role's valid keys (issue 41). Its lookups
+ *     stay bounded by the per-client request limit.
  * Each refusal counts in `payouts_api_throttled_total{reason}`; a key id reaching its failure limit
  * is logged with the key id (alert PayoutsApiKeyUnderAttack). Installed on the root before the
  * route auth hook, so its onRequest check runs before any key lookup. */
@@ -124,7 +129,7 @@ export async function installThrottling(app: FastifyInstance, config: Pick<Confi
   const refuseIfFailing = async (request: FastifyRequest) => {
     if (!presentedKey(request)) return;
     const clientWait = await reached(clientFailures, request);
-    if (clientWait !== null) refuse('auth_failures_client', clientWait);
+    if (clientWait !== null) request.refusedKeyThrottle = () => refuse('auth_failures_client', clientWait);
     const keyId = keyIdOf(request);
     if (!keyId || holders.holds(keyId, clientOf(request))) return;
     const keyWait = await reached(keyFailures, request);

@@ -5,6 +5,7 @@ import { logger } from '../logger';
 import type { ApiDeps } from './deps';
 import { installRouteAuth } from '../auth/routeAuth';
 import { installThrottling } from './rateLimit';
+import { watchUntrustedProxy } from './untrustedProxy';
 import { apiMetrics } from '../observability/apiMetrics';
 import { operationalRoutes } from './operationalRoutes';
 import { securityHeaders } from './securityHeaders';
@@ -40,12 +41,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installErrorHandler(app);
-  // Before the route auth hook: a throttled client or key id is refused before any key lookup.
+  // Before the route auth hook: a throttled key id is refused before any key lookup.
   const throttling = await installThrottling(app, deps.config);
+  const untrustedProxy = watchUntrustedProxy(app, deps.config);
   // Before any route is registered: the onRoute check must see every one of them.
   installRouteAuth(app, deps.db);
   const metrics = await apiMetrics(app, deps);
   metrics.registry.registerMetric(throttling.refusals);
+  metrics.registry.registerMetric(untrustedProxy.forwarded);
   const providerBudget = new ApiProviderBudget({ ratePerSecond: deps.config.API_RAZORPAY_RPS, burst: deps.config.API_RAZORPAY_BURST });
   metrics.registry.registerMetric(providerBudget.refusals);
   await app.register(async (scope) => healthRoutes(scope, deps));

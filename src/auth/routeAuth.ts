@@ -22,6 +22,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** Set by the throttling (src/api/rateLimit.ts) when this client is over its limit of refused
+     * keys: it throws the 429 a refused key gets instead of 401. A valid key is still served. */
+    refusedKeyThrottle?: () => never;
   }
 }
 
@@ -68,6 +71,7 @@ export function installRouteAuth(app: FastifyInstance, db: Pick<Db, 'query'>): v
     const presented = bearer(request);
     const principal = presented ? await authenticateApiKey(db, presented) : null;
     if (!principal) {
+      if (presented) request.refusedKeyThrottle?.();
       reply.header('WWW-Authenticate', presented ? `${REALM}, error="invalid_token"` : REALM);
       throw new AppError(401, 'unauthorized', presented ? 'the API key is unknown, revoked or malformed' : 'an API key is required: Authorization: Bearer pk_…');
     }

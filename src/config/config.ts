@@ -202,7 +202,8 @@ export const configSchema = z.object({
   RATE_LIMIT_KEY_MAX: z.coerce.number().int().min(1).default(12_000),
   /** …console sign-in attempts per client… */
   RATE_LIMIT_SIGN_IN_MAX: z.coerce.number().int().min(1).default(10),
-  /** …and refused API keys per client and per key id: past it a key is refused before it is looked up. */
+  /** …and refused API keys per key id (past it that key id is refused before it is looked up) and,
+   * apart, per client (past it a refused key is answered 429; a valid key is still served). */
   RATE_LIMIT_AUTH_FAILURES_MAX: z.coerce.number().int().min(1).default(20),
   SANDBOX_PORT: port.default(4010),
   /** `npm run dev` runs our Razorpay sandbox unless this is `off` or RAZORPAY_BASE_URL is set. */

@@ -105,7 +105,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     if (crossSite) throw new AppError(403, 'cross_site_sign_in', `this sign-in form was posted from another site (${crossSite}); open the console's own sign-in page and sign in there`);
     const parsed = signInBody.safeParse(request.body ?? {});
     const signed = parsed.success ? await signIn(deps.db, parsed.data.key, parsed.data.person || null) : null;
-    if (!signed) return sendPage(reply.status(401), signInPage('That API key is unknown, revoked or malformed.'));
+    if (!signed) {
+      request.refusedKeyThrottle?.(); // a client over its limit of refused keys: 429, not the page
+      return sendPage(reply.status(401), signInPage('That API key is unknown, revoked or malformed.'));
+    }
     reply.header('set-cookie', sessionSetCookie(signed.token, { secure: secure(request), maxAgeSeconds: SESSION_HOURS * 3600 }));
     return reply.redirect('/console', 303);
   });

@@ -1,8 +1,9 @@
 /** Throttling of credentials and input limits behind the public edge (issue 21, items 6 and 12): a
  * key id presented with wrong secrets is refused before any lookup once over its failure limit
- * (from the API and the console sign-in alike), a client presenting many refused keys likewise, a
- * busy key by its own limit; a malformed cursor is a 400; the file routes keep their larger body
- * limit while every other route has the small one. Clients are told apart by X-Forwarded-For from
+ * (from the API and the console sign-in alike); a client presenting many refused keys has its next
+ * refused key answered 429 while its valid keys are still served (issue 41); a busy key by its own
+ * limit; a malformed cursor is a 400; the file routes keep their larger body limit while every other
+ * route has the small one. Clients are told apart by X-Forwarded-For from
  * the harness's trusted loopback proxy. */
 import { csrfToken } from '../../src/console/session';
 import { mintKey, type AuthHeader } from '../support/apiKeys';
@@ -57,18 +58,56 @@ describe('throttling credentials, cursors and body limits', () => {
     expect(await throttled('auth_failures_key')).toBe(countedBefore + 2);
   });
 
-  test('when one client presents refused keys past the failure limit, then its next key is refused before any lookup, on the API and at the console sign-in; another client is not', async () => {
+  const bogusKey = (n: number): AuthHeader => ({ authorization: `Bearer pk_key_${String(n).padStart(12, '0')}_${'B'.repeat(43)}` });
+
+  test('when one client presents refused keys past the failure limit, then its next refused key is 429 (on the API and at the console sign-in), while a valid key from it is still looked up and served; another client is not held back', async () => {
     const client = freshClient();
     for (let n = 0; n < LIMITS.RATE_LIMIT_AUTH_FAILURES_MAX; n++) {
-      const unknown = { authorization: `Bearer pk_key_${String(n).padStart(12, '0')}_${'B'.repeat(43)}` };
-      expect((await get('/ops/payouts/counters', client, unknown)).status).toBe(401);
+      expect((await get('/ops/payouts/counters', client, bogusKey(n))).status).toBe(401);
     }
-    const refused = await get('/ops/payouts/counters', client, h.keys.ops);
+    const refused = await get('/ops/payouts/counters', client, bogusKey(99));
     expect({ status: refused.status, body: refused.body }).toEqual(refusal('auth_failures_client'));
-    expect(await signIn(h.keys.finance.authorization.slice(7), client)).toEqual(refusal('auth_failures_client'));
-    expect((await get('/ops/payouts/counters', freshClient(), h.keys.ops)).status).toBe(200);
+    expect(await signIn(bogusKey(98).authorization.slice(7), client)).toEqual(refusal('auth_failures_client'));
+    expect((await get('/ops/payouts/counters', client, h.keys.ops)).status).toBe(200);
+    expect((await signIn(h.keys.finance.authorization.slice(7), client)).status).toBe(303);
+    expect((await get('/ops/payouts/counters', freshClient(), bogusKey(97))).status).toBe(401);
     // Without a key it costs no lookup and is not held back: the public routes still answer.
     expect((await get('/health', client)).status).toBe(200);
+  });
+
+  test('when 25 bogus keys come from one address (one load balancer for everyone), then every real role\'s key from that address is served, even one never used before, and a bogus key is still throttled', async () => {
+    const shared = freshClient();
+    const countedBefore = await throttled('auth_failures_client');
+    const answers = [];
+    for (let n = 0; n < 25; n++) answers.push((await get('/ops/payouts/counters', shared, bogusKey(1_000 + n))).status);
+    expect(answers).toEqual([...Array<number>(LIMITS.RATE_LIMIT_AUTH_FAILURES_MAX).fill(401), ...Array<number>(25 - LIMITS.RATE_LIMIT_AUTH_FAILURES_MAX).fill(429)]);
+
+    const vendor = await mintKey(h.db, ['vendor:ven_shared_lb'], 'vendor-behind-lb');
+    const fresh = { ordering: await mintKey(h.db, ['ordering'], 'ordering-behind-lb'), ops: await mintKey(h.db, ['ops'], 'ops-behind-lb'), admin: await mintKey(h.db, ['admin'], 'admin-behind-lb'), finance: await mintKey(h.db, ['finance'], 'finance-behind-lb') };
+    const served = async (path: string, key: AuthHeader) => {
+      const answered = await get(path, shared, key);
+      return { path, status: answered.status, code: answered.body?.error?.code ?? null };
+    };
+    // Each answered by its route's handler (a 404 is the handler's: the key was looked up and let in).
+    const wallet = { status: 404, code: 'wallet_not_found' };
+    const counters = { status: 200, code: null };
+    const noVendor = { status: 404, code: 'vendor_not_found' };
+    const calls: Array<[string, AuthHeader, { status: number; code: string | null }]> = [
+      ['/v1/wallets/employer/emp_behind_lb', fresh.ordering, wallet], ['/v1/wallets/employer/emp_behind_lb', h.keys.ordering, wallet],
+      ['/ops/payouts/counters', fresh.ops, counters], ['/ops/payouts/counters', h.keys.ops, counters],
+      ['/v1/admin/vendors/ven_shared_lb/bank-details', fresh.admin, noVendor], ['/v1/admin/vendors/ven_shared_lb/bank-details', h.keys.admin, noVendor],
+      ['/finance/recon/exceptions', fresh.finance, counters], ['/finance/recon/exceptions', h.keys.finance, counters],
+      ['/v1/vendors/ven_shared_lb/statement?from=2026-08-01&to=2026-08-31', vendor, noVendor],
+    ];
+    for (const [path, key, expected] of calls) expect(await served(path, key)).toEqual({ path, ...expected });
+    const stillBogus = await get('/ops/payouts/counters', shared, bogusKey(2_000));
+    expect({ status: stillBogus.status, body: stillBogus.body }).toEqual(refusal('auth_failures_client'));
+    expect(await throttled('auth_failures_client')).toBe(countedBefore + 25 - LIMITS.RATE_LIMIT_AUTH_FAILURES_MAX + 1);
+  });
+
+  test('when the API trusts its proxy, then X-Forwarded-For is not counted as untrusted (the series is served, at 0)', async () => {
+    const text = await (await fetch(`${h.baseUrl}/metrics`, { headers: { 'x-forwarded-for': freshClient() } })).text();
+    expect(text).toMatch(/^payouts_api_untrusted_forwarded_total 0$/m);
   });
 
   test('when sign-in is tried with a key id and wrong secrets, then the failures count against that key id as the API\'s do', async () => {
