@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
-  databasePasswordWeakness, isRazorpayHost, isSandboxGateway, isSandboxKeyId, isSandboxValue, reusedSecretProblems,
+  bankKeyWeakness, databasePasswordWeakness, isRazorpayHost, isSandboxGateway, isSandboxKeyId, isSandboxValue, reusedSecretProblems,
   SANDBOX_GATEWAY_HOSTS, urlPassword, webhookSecretWeakness,
 } from './secretPolicy';
 
@@ -421,8 +421,8 @@ export function bankKeyProblems(c: Pick<Config, 'BANK_DETAILS_KEYS' | 'BANK_DETA
   return [`  - BANK_DETAILS_ACTIVE_KEY_ID (${c.BANK_DETAILS_ACTIVE_KEY_ID}) is not one of the ids in BANK_DETAILS_KEYS (${c.BANK_DETAILS_KEYS.map((k) => k.id).join(', ')})`];
 }
 
-/** Production encrypts account numbers with its own keys: both keys set, and never the embedded
- * development key (by id or material). Reads the environment as given (unset is not the default),
+/** Production encrypts account numbers with its own keys: both keys set, never the embedded
+ * development key (by id or material), and none of low entropy. Reads the environment as given (unset is not the default),
  * so the problems are listed even beside keys that do not parse. */
 export function devBankKeyProblems(raw: Record<string, string | undefined>): string[] {
   if (raw.NODE_ENV !== 'production') return [];
@@ -431,6 +431,11 @@ export function devBankKeyProblems(raw: Record<string, string | undefined>): str
   if (!raw.BANK_DETAILS_KEYS) problems.push('  - BANK_DETAILS_KEYS: not set; production needs its own key (id:base64 of 32 random bytes, e.g. openssl rand -base64 32)');
   else if (keys.success && keys.data.some((k) => k.id === DEV_BANK_DETAILS_KEY_ID || k.key.equals(DEV_BANK_DETAILS_KEY))) {
     problems.push(`  - BANK_DETAILS_KEYS: holds the embedded development key (${DEV_BANK_DETAILS_KEY_ID}); production needs its own`);
+  }
+  // As weak webhook secrets are refused (issue 41): a zero or patterned key seals nothing.
+  for (const { id, key } of keys.success ? keys.data : []) {
+    const why = id === DEV_BANK_DETAILS_KEY_ID ? null : bankKeyWeakness(key);
+    if (why) problems.push(`  - BANK_DETAILS_KEYS: key ${id} has ${why}`);
   }
   if (!raw.BANK_DETAILS_ACTIVE_KEY_ID) problems.push('  - BANK_DETAILS_ACTIVE_KEY_ID: not set; name the key in BANK_DETAILS_KEYS that new rows are encrypted with');
   return problems;

@@ -71,6 +71,21 @@ export function webhookSecretWeakness(secret: string): string | null {
   return null;
 }
 
+/** 32 random bytes hold about 30 distinct values and 30 distinct steps between neighbours; fewer
+ * than 16 of either happens about once in 10^14 draws, and for every all-zero, repeated-pattern or
+ * counting key. */
+export const MIN_BANK_KEY_DISTINCT_BYTES = 16;
+
+/** Why a bank-details key is too weak to seal account numbers (null: strong enough). Its bytes are
+ * counted, never echoed. */
+export function bankKeyWeakness(key: Buffer): string | null {
+  const bytes = [...key];
+  const steps = bytes.slice(1).map((b, i) => (b - bytes[i]! + 256) % 256);
+  const distinct = Math.min(new Set(bytes).size, new Set(steps).size);
+  if (distinct >= MIN_BANK_KEY_DISTINCT_BYTES) return null;
+  return `too little randomness (${distinct} distinct byte values or steps, ${MIN_BANK_KEY_DISTINCT_BYTES} needed: no zero, repeated or counting keys); use e.g. openssl rand -base64 32`;
+}
+
 /** A named secret; `values` holds more than one for a list (previous webhook secrets). */
 export interface SecretSlot { key: string; values: readonly string[] }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config/config';
+import { bankKeyWeakness } from '../../src/config/secretPolicy';
 
 // Real secrets must also be strong and an account of our own (test/unit/config.secretPolicy.test.ts).
 const REAL = {
@@ -112,6 +113,27 @@ describe('config: bank details keys', () => {
     const devByMaterial = refusal({ ...PRODUCTION, BANK_DETAILS_KEYS: `k2026a:${DEV}`, BANK_DETAILS_ACTIVE_KEY_ID: 'k2026a' }, { refuseDevBankKeys: true });
     expect(devByMaterial).toContain('BANK_DETAILS_KEYS: holds the embedded development key');
     expect(devByMaterial).not.toContain(DEV);
+  });
+
+  const bytes = (fill: (i: number) => number) => Buffer.from(Array.from({ length: 32 }, (_, i) => fill(i) & 0xff)).toString('base64');
+  test.each([
+    ['32 zero bytes', bytes(() => 0)],
+    ['one byte repeated', bytes(() => 0x41)],
+    ['an 8-byte pattern repeated', bytes((i) => [0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03, 0x04][i % 8]!)],
+    ['a counting sequence', bytes((i) => i)],
+    ['a sequence stepping by 7', bytes((i) => 0x30 + 7 * i)],
+  ])('when production is given a bank key of %s, then start-up refuses it by id, never echoing it', (_what, weak) => {
+    const message = refusal({ ...PRODUCTION, BANK_DETAILS_KEYS: `k2026a:${A},k2026weak:${weak}`, BANK_DETAILS_ACTIVE_KEY_ID: 'k2026a' });
+    expect(message).toContain('BANK_DETAILS_KEYS: key k2026weak has too little randomness');
+    expect(message).not.toContain('k2026a has');
+    expect(message).not.toContain(weak);
+    expect(refusal({ ...PRODUCTION, BANK_DETAILS_KEYS: `k2026weak:${weak}`, BANK_DETAILS_ACTIVE_KEY_ID: 'k2026weak' }, { refuseDevBankKeys: true })).toContain('key k2026weak has too little randomness');
+    // Outside production (tests, npm run dev) any well-formed key is accepted, as before.
+    expect(refusal({ RAZORPAY_BASE_URL: 'http://127.0.0.1:4010', BANK_DETAILS_KEYS: `k2026weak:${weak}`, BANK_DETAILS_ACTIVE_KEY_ID: 'k2026weak' })).toBe('');
+  });
+
+  test('when production is given random bank keys, then none is refused for its randomness (10,000 draws)', () => {
+    for (let n = 0; n < 10_000; n++) expect(bankKeyWeakness(randomBytes(32))).toBeNull();
   });
 
   test('when production has its own keys, then it starts; outside production the development key is fine', () => {
