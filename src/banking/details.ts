@@ -1,6 +1,7 @@
 /** A vendor's bank details as a bank's bulk-payment file accepts them (pure): validation of what an
  * admin enters, and the masked form that is all anyone is ever shown of the account number. */
 import { z } from 'zod';
+import { csvSafe } from '../domain/schemas';
 
 export const IFSC = /^[A-Z]{4}0[A-Z0-9]{6}$/;
 const ACCOUNT_NUMBER = /^\d{9,18}$/;
@@ -12,7 +13,7 @@ export const bankDetailsSchema = z.object({
   ifsc: z.string().trim().transform((s) => s.toUpperCase())
     .pipe(z.string().regex(IFSC, 'an IFSC is 4 letters, a 0, then 6 letters or digits (e.g. HDFC0001234)')),
   beneficiaryName: z.string().transform((s) => s.trim().replace(/\s+/g, ' '))
-    .pipe(z.string().regex(BENEFICIARY_NAME, 'a beneficiary name is 1 to 100 letters, digits, spaces and . & \' -')),
+    .pipe(csvSafe(z.string().regex(BENEFICIARY_NAME, 'a beneficiary name is 1 to 100 letters, digits, spaces and . & \' -'))),
 }).strict();
 
 export type BankDetails = z.output<typeof bankDetailsSchema>;

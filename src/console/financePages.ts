@@ -2,6 +2,7 @@
  * and bank statement upload. Each calls the use case the finance API calls. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { csvSafe } from '../domain/schemas';
 import type { ReconProgress } from '../contracts/recon';
 import { reconWindowSchema } from '../contracts/reconWindow';
 import { formatRupees } from '../domain/money';
@@ -25,7 +26,7 @@ const pageFilterSchema = z.preprocess(
 );
 type PageFilter = z.infer<typeof pageFilterSchema>;
 const windowBody = z.preprocess((b) => Object.fromEntries(Object.entries((b ?? {}) as Record<string, unknown>).filter(([k, v]) => k !== '_csrf' && v !== '')), reconWindowSchema);
-const resolveBody = z.object({ note: z.string().trim().min(3, 'a resolution note is required').max(2000), back: z.string().optional() });
+const resolveBody = z.object({ note: csvSafe(z.string().trim().min(3, 'a resolution note is required').max(2000)), back: z.string().optional() });
 const bankBody = z.object({ csv: z.string(), fileName: z.string().trim().max(200).optional() });
 
 const rupees = (paise: number | null | undefined): string => (paise === null || paise === undefined ? '—' : formatRupees(Number(paise)));

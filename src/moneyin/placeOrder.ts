@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AppError } from '../appError';
 import { inTransaction, type Tx } from '../db/pool';
-import { paiseSchema } from '../domain/schemas';
+import { csvSafe, paiseSchema } from '../domain/schemas';
 import { PAYMENT_METHODS } from '../domain/routing';
 import { runAfterCommit, type AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
@@ -18,10 +18,11 @@ import { orderView, type OrderView } from './orderView';
 import { pairTermsOrFail } from './referenceData';
 import { debitWallet, type WalletOwner } from './wallets';
 
-const entityId = z.string().trim().min(1).max(64);
+// Ids and references reach the finance CSVs: none may start like a formula (issue 41).
+const entityId = csvSafe(z.string().trim().min(1).max(64));
 
 export const placeOrderSchema = z.object({
-  clientReference: z.string().trim().min(1).max(100),
+  clientReference: csvSafe(z.string().trim().min(1).max(100)),
   employerId: entityId,
   vendorId: entityId,
   employeeId: entityId,

@@ -4,6 +4,7 @@
  * the line's (checked against the batch by the import). Any bad row: nothing is imported. */
 import { z } from 'zod';
 import { readCsvRecords, type CsvProblem } from '../domain/csvRecords';
+import { csvSafe } from '../domain/schemas';
 import { isCalendarDate, normaliseUtr, rupeesToPaise, utrSchema } from '../recon/bankStatementCsv';
 import { SETTLEMENT_REFERENCE } from './references';
 
@@ -15,7 +16,7 @@ export type BankResponseResult = { ok: true; rows: BankResponseRow[] } | { ok: f
 
 const rowSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('paid'), reference: z.string().regex(SETTLEMENT_REFERENCE, 'reference is not a settlement line reference'), utr: utrSchema, paidOn: z.string().refine(isCalendarDate, 'value_date must be a YYYY-MM-DD date'), amountPaise: z.number().int().positive() }),
-  z.object({ status: z.literal('failed'), reference: z.string().regex(SETTLEMENT_REFERENCE, 'reference is not a settlement line reference'), reason: z.string().trim().min(1, 'a failed row needs a reason').max(500), amountPaise: z.number().int().positive() }),
+  z.object({ status: z.literal('failed'), reference: z.string().regex(SETTLEMENT_REFERENCE, 'reference is not a settlement line reference'), reason: csvSafe(z.string().trim().min(1, 'a failed row needs a reason').max(500)), amountPaise: z.number().int().positive() }),
 ]);
 
 export function parseBankResponse(text: string): BankResponseResult {
@@ -41,7 +42,7 @@ export function parseBankResponse(text: string): BankResponseResult {
     const earlier = seen.get(reference);
     if (earlier === undefined) seen.set(reference, lineNo);
     if (!parsed.success) {
-      problems.push({ line: lineNo, message: parsed.error.issues.map((i) => (i.path[0] === 'amountPaise' ? `amount "${amountText}" is not an amount like 1234.50` : i.path[0] === 'status' ? `status "${cell(cells, 'status')}" is not paid or failed` : i.message)).join('; ') });
+      problems.push({ line: lineNo, message: parsed.error.issues.map((i) => (i.path[0] === 'amountPaise' ? `amount "${amountText}" is not an amount like 1234.50` : i.path[0] === 'status' ? `status "${cell(cells, 'status')}" is not paid or failed` : i.code === 'custom' ? `${String(i.path[0])} ${i.message}` : i.message)).join('; ') });
       continue;
     }
     if (earlier !== undefined) { problems.push({ line: lineNo, message: `reference ${reference} is also on line ${earlier}` }); continue; }

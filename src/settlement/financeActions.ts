@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../appError';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
-import { isoDateSchema, paiseSchema } from '../domain/schemas';
+import { csvSafe, isoDateSchema, paiseSchema } from '../domain/schemas';
 import { utrSchema } from '../recon/bankStatementCsv';
 import { parseBankResponse } from './bankResponse';
 import { SETTLEMENT_REFERENCE } from './references';
@@ -25,7 +25,7 @@ export const settlementBatchIdSchema = z.string().regex(/^stb_[A-Za-z0-9]{14}$/,
 export const settlementBatchStatusSchema = z.enum(['open', 'closed', 'cancelled']);
 export const settlementReferenceSchema = z.string().trim().toUpperCase().pipe(z.string().regex(SETTLEMENT_REFERENCE, 'a settlement line reference, e.g. STABCDEFGH0001'));
 export const paidBody = z.object({ utr: utrSchema, paidOn: isoDateSchema, amountPaise: paiseSchema.positive().optional() }).strict();
-export const failedBody = z.object({ reason: z.string().trim().min(3, 'say why the bank did not pay').max(500), amountPaise: paiseSchema.positive().optional() }).strict();
+export const failedBody = z.object({ reason: csvSafe(z.string().trim().min(3, 'say why the bank did not pay').max(500)), amountPaise: paiseSchema.positive().optional() }).strict();
 export const cancelBody = z.object({ reason: z.string().trim().min(3, 'a reason is required').max(500) }).strict();
 
 export interface SettlementDeps { temporal?: Client | undefined; config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> }

@@ -7,6 +7,7 @@ import { bankDetailsSchema, validateBankDetails } from '../../banking/details';
 import { keyringFromConfig } from '../../banking/keyring';
 import { readMaskedBankDetails, setBankDetails } from '../../banking/repository';
 import { PAYOUT_SCHEDULES } from '../../domain/batchWindow';
+import { csvSafe } from '../../domain/schemas';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { employeesOf, registerEmployee } from '../../moneyin/employees';
@@ -14,11 +15,13 @@ import { createEmployer, createVendor, upsertPairTerms } from '../../moneyin/ref
 import { auditActor, requires } from '../../auth/routeAuth';
 import { documented } from '../openapi';
 
-const entityId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - (at most 64)');
-const employerBody = z.object({ id: entityId, name: z.string().trim().min(1).max(200) }).strict();
+// Ids and names reach the finance CSVs (statement, bank file): none may start like a formula.
+const entityId = csvSafe(z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - (at most 64)'));
+const entityName = csvSafe(z.string().trim().min(1).max(200));
+const employerBody = z.object({ id: entityId, name: entityName }).strict();
 const vendorBody = z.object({
   id: entityId,
-  name: z.string().trim().min(1).max(200),
+  name: entityName,
   linkedAccountId: z.string().regex(/^acc_[A-Za-z0-9]{14}$/).nullable().default(null),
 }).strict();
 const pairParams = z.object({ employerId: entityId, vendorId: entityId });

@@ -2,6 +2,7 @@
  * and resolve exceptions, upload a bank statement (text/csv body, or JSON { fileName, csv }). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { csvSafe } from '../../domain/schemas';
 import { reconWindowSchema } from '../../contracts/reconWindow';
 import { importBankStatement } from '../../recon/bankStatementImport';
 import { exceptionFilterSchema, listExceptions, resolveException } from '../../recon/exceptions';
@@ -16,7 +17,8 @@ export interface FinanceDeps { config: Config; db: Db; reconStarter?: ReconStart
 
 const workflowIdParams = z.object({ workflowId: z.string().regex(/^recon-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}$/, 'not a recon workflow id') });
 const exceptionIdParams = z.object({ id: z.coerce.number().int().positive() });
-const resolveBody = z.object({ note: z.string().trim().min(3, 'a resolution note is required').max(2000) });
+// The exceptions CSV carries the note.
+const resolveBody = z.object({ note: csvSafe(z.string().trim().min(3, 'a resolution note is required').max(2000)) });
 const bankJsonBody = z.object({ fileName: z.string().max(200).optional(), csv: z.string().min(1) });
 
 export async function financeRoutes(app: FastifyInstance, deps: FinanceDeps): Promise<void> {

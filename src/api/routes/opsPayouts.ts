@@ -10,7 +10,7 @@ import type { Config } from '../../config/config';
 import type { Db } from '../../db/pool';
 import { readPayoutCounters } from '../../payouts/counters';
 import { readBacklogReport } from '../../payouts/backlog';
-import { transferIdSchema } from '../../domain/schemas';
+import { csvSafe, transferIdSchema } from '../../domain/schemas';
 import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
 import { fetchTransferEvidence } from '../../payouts/externalTransfer';
@@ -47,8 +47,10 @@ const batchFilterSchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 }).strict();
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
+// The vendor statement CSV carries it (settlement_reference).
+const paymentReference = csvSafe(z.string().trim().min(3).max(100));
 const markPaidBody = reasonBody.extend({
-  reference: z.string().trim().min(3).max(100).optional(),
+  reference: paymentReference.optional(),
   /** The provider transfer that paid it: fetched and checked against the payout, then stored as its transfer. */
   transferId: transferIdSchema.optional(),
 }).refine((b) => b.reference || b.transferId, { message: 'mark paid externally needs the reference of the payment made, the Razorpay transfer id (trf_…), or both', path: ['reference'] });
@@ -56,7 +58,7 @@ const bulkBody = z.object({
   action: z.enum(OPS_ACTIONS),
   orderIds: z.array(z.string().min(1).max(100)).min(1).max(100),
   reason: z.string().trim().min(3).max(500),
-  reference: z.string().trim().min(3).max(100).optional(),
+  reference: paymentReference.optional(),
 }).strict().refine((b) => b.action !== 'mark_paid_externally' || b.reference, { message: 'mark_paid_externally needs the reference of the payment made', path: ['reference'] });
 
 const DECISION_SUMMARY: Record<OpsAction, string> = {

@@ -1,7 +1,7 @@
 /** Wallets (role `ordering`): balance and ledger, and top-ups (a Razorpay order; the captured payment credits once). */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { paiseSchema } from '../../domain/schemas';
+import { csvSafe, paiseSchema } from '../../domain/schemas';
 import type { MoneyInDeps } from '../../moneyin/deps';
 import { createTopup, topupView } from '../../moneyin/topups';
 import { walletView } from '../../moneyin/wallets';
@@ -9,10 +9,10 @@ import { requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
 import { documented } from '../openapi';
 
-const walletParams = z.object({ ownerKind: z.enum(['employer', 'employee']), ownerId: z.string().trim().min(1).max(64) });
+const walletParams = z.object({ ownerKind: z.enum(['employer', 'employee']), ownerId: csvSafe(z.string().trim().min(1).max(64)) });
 const topupBody = z.object({
   amountPaise: paiseSchema.min(100),
-  clientReference: z.string().trim().min(1).max(100).nullable().default(null),
+  clientReference: csvSafe(z.string().trim().min(1).max(100)).nullable().default(null),
 }).strict();
 
 export async function walletRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {
