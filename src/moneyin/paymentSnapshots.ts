@@ -12,7 +12,8 @@ import { raiseEventException } from '../recon/eventExceptions';
 import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
-import { markPaid, startPayoutAfterCommit, type PaidVia } from './markPaid';
+import { markPaid, startPayoutAfterCommit, type MarkPaidResult, type PaidVia } from './markPaid';
+import { followEarlySplitHints } from './splitTransfers';
 import { upsertPaymentParams, upsertPaymentSql } from './payments';
 import { insertRefundRequest, requestRefundAfterCommit, type RefundReason } from './refunds';
 import { creditTopup } from './topups';
@@ -91,7 +92,7 @@ async function applyCapture(tx: Tx, payment: PaymentEntity, owner: Owner, via: P
       if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
       if (payment.amount !== owner.customerSharePaise) return paidForReview(tx, payment, owner, via, deps, capturedBySec);
       const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id });
-      return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter, deps.db);
+      return afterPaid(tx, owner.orderId, result, deps);
     }
   }
 }
@@ -127,7 +128,14 @@ async function paidForReview(tx: Tx, payment: PaymentEntity, owner: Extract<Owne
   await raiseEventException(tx, { ...exception, nextAction: mismatchAction(payment.amount, owner.customerSharePaise, result.route.kind) }, `capture:${payment.id}`);
   logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise, route: result.route.kind },
     'captured amount differs from the customer share: payout held for review, recon exception raised');
-  return startPayoutAfterCommit(owner.orderId, result, deps.payoutStarter, deps.db);
+  return afterPaid(tx, owner.orderId, result, deps);
+}
+
+/** After the capture paid the order: its payout's start, or for a Route split the transfer hints
+ * that arrived before the capture (splitTransfers.ts). */
+async function afterPaid(tx: Tx, orderId: string, result: MarkPaidResult, deps: SnapshotDeps): Promise<AfterCommit[]> {
+  const early = result.transitioned && result.route.kind === 'split' ? await followEarlySplitHints(tx, orderId, deps) : [];
+  return [...startPayoutAfterCommit(orderId, result, deps.payoutStarter, deps.db), ...early];
 }
 
 function mismatchAction(capturedPaise: number, sharePaise: number, route: Route['kind']): string {

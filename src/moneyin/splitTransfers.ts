@@ -40,6 +40,7 @@ import { logger } from '../logger';
 import { classifyReversals, isReversed, recordTransferReversals, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 import { ensureSchedule, sweepScheduleOptions, type EnsuredSchedule, type StartWorkflowScheduleOptions } from '../temporal/schedules';
 import type { WebhookEffect } from '../webhooks/types';
+import type { AfterCommit } from './afterCommit';
 
 /** Razorpay retries a failed order transfer on following days, up to 3 times: three days and a day's
  * margin. (Not a config key yet: src/config is not ours; see the issue-10 report.) */
@@ -253,14 +254,50 @@ async function followHint(deps: { db: Db; gateway: Gateway }, transferId: string
   await recordCheck(deps.db, orderId, transfer, trigger, new Date(), await reversalsToRecord(deps, transfer));
 }
 
+type TransferEvent = 'transfer.processed' | 'transfer.failed' | 'transfer.reversed';
+
+/** A Route split's source is its gateway order or one of its payments; a direct transfer's is our
+ * own account, and is a payout's (never kept as an early split hint). */
+const SPLIT_SOURCE = /^(order|pay)_[A-Za-z0-9]+$/;
+/** Long past any capture that could still come for it (late authorisations are refunded by then). */
+const EARLY_HINT_KEPT_DAYS = 7;
+
+/** A hint that matches no split yet, because the capture that writes the split row has not arrived:
+ * kept (early_transfer_hints) for that capture to follow. */
+async function keepEarlyHint(tx: Tx, hint: { id: string; source?: string }, event: TransferEvent): Promise<void> {
+  if (!hint.source || !SPLIT_SOURCE.test(hint.source)) return;
+  await tx.query(`DELETE FROM early_transfer_hints WHERE received_at < now() - make_interval(days => $1)`, [EARLY_HINT_KEPT_DAYS]);
+  await tx.query(
+    `INSERT INTO early_transfer_hints (transfer_id, source, event) VALUES ($1, $2, $3)
+     ON CONFLICT (transfer_id) DO UPDATE SET event = EXCLUDED.event, received_at = now()`, [hint.id, hint.source, event]);
+}
+
+/** In the capture's transaction, once markPaid has written the order's split row: the hints that
+ * came before it (its gateway order's or payments' transfers), taken off the table and followed
+ * after the commit like any hint. A fetch that fails leaves the split to the sweep, as before. */
+export async function followEarlySplitHints(tx: Tx, orderId: string, deps: { db: Db; gateway: Gateway }): Promise<AfterCommit[]> {
+  const { rows } = await tx.query<{ transfer_id: string; event: TransferEvent }>(
+    `DELETE FROM early_transfer_hints h USING orders o
+      WHERE o.id = $1 AND (h.source = o.gateway_order_id OR h.source IN (SELECT id FROM payments WHERE gateway_order_id = o.gateway_order_id))
+      RETURNING h.transfer_id, h.event`, [orderId]);
+  return rows.map((r) => ({
+    what: `fetch split transfer ${r.transfer_id} after an early ${r.event}`,
+    run: () => followHint(deps, r.transfer_id, `webhook ${r.event} (before the capture)`),
+  }));
+}
+
 /** Runs `inner` (the payout effect for the same event) and, when the transfer could be one of our
  * splits, adds an after-commit step that fetches it and records the provider's answer. A hint that
- * matches no split (yet) changes nothing: the split sweep follows every open split anyway. */
-export function alsoSettlingSplits(event: 'transfer.processed' | 'transfer.failed' | 'transfer.reversed', inner: WebhookEffect | undefined): WebhookEffect {
+ * matches no split yet is kept for the capture that writes the split (followEarlySplitHints); the
+ * split sweep follows every open split anyway. */
+export function alsoSettlingSplits(event: TransferEvent, inner: WebhookEffect | undefined): WebhookEffect {
   return async (tx, envelope, ctx) => {
     const afterCommit = inner ? await inner(tx, envelope, ctx) : [];
     const hint = hintPayloadSchema.parse(envelope.payload).transfer.entity;
-    if (!(await splitFor(tx, hint))) return afterCommit;
+    if (!(await splitFor(tx, hint))) {
+      if (afterCommit.length === 0) await keepEarlyHint(tx, hint, event);
+      return afterCommit;
+    }
     return [...afterCommit, {
       what: `fetch split transfer ${hint.id} after ${event}`,
       run: () => followHint(ctx, hint.id, `webhook ${event}`),

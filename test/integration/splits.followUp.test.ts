@@ -47,9 +47,11 @@ describe('splits: followed with the provider until final', () => {
     const received = await s.db.query('SELECT event_type FROM processed_events WHERE event_id = ANY($1) ORDER BY received_at', [events.map((e) => e.id)]);
     expect(received.rows.map((r) => r.event_type)).toEqual(['transfer.failed', 'payment.captured', 'order.paid']); // …received the other way round
     expect((await s.db.query('SELECT status FROM orders WHERE id = $1', [order.orderId])).rows[0].status).toBe('paid');
-    expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: null });
+    // The capture followed the early hint: failed, but Razorpay retries it on following days, so not owed yet.
+    const early = await until(() => splitRow(s.db, order.orderId), (r) => r?.provider_status === 'failed');
+    expect(early).toMatchObject({ status: 'expected', provider_transfer_id: transfer!.id, first_failed_at: expect.any(Date) });
 
-    // The sweep asks the provider: failed, but Razorpay retries it on following days, so not owed yet.
+    // The sweep asks the provider again: still failed and still retried.
     expect(await runSplitSweep(s)).toMatchObject({ checked: 1, stillOpen: 1 });
     expect(await splitRow(s.db, order.orderId)).toMatchObject({ status: 'expected', provider_status: 'failed', provider_transfer_id: transfer!.id, first_failed_at: expect.any(Date) });
     expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
@@ -63,6 +65,26 @@ describe('splits: followed with the provider until final', () => {
     // The sandbox: the split failed, the linked account got nothing.
     expect((await providerSplit(vendor.linkedAccountId, order.gatewayOrderId)).map((t) => t.status)).toEqual(['failed']);
     expect(await s.control.linkedAccountBalance(vendor.linkedAccountId)).toBe(0);
+  });
+
+  test('when transfer.processed is delivered before payment.captured, then the capture follows the early hint and the split is settled without waiting for the sweep', async () => {
+    const vendor = await seedVendor(s, 'split_early');
+    const order = await placeSplitOrder(s, vendor);
+    await s.control.injectWebhookFault('out_of_order', { events: ['payment.captured', 'order.paid'], count: 2 });
+    await s.control.payOrder(order.gatewayOrderId);
+    const [transfer] = await providerSplit(vendor.linkedAccountId, order.gatewayOrderId);
+    await s.control.processPendingTransfers({});
+    await s.control.drainWebhooks();
+    const events = (await s.control.webhookEvents()).filter((e) => e.body.includes(order.gatewayOrderId) && e.event !== 'payment.authorized');
+    const received = await s.db.query('SELECT event_type FROM processed_events WHERE event_id = ANY($1) ORDER BY received_at', [events.map((e) => e.id)]);
+    expect(received.rows.map((r) => r.event_type)).toEqual(['transfer.processed', 'payment.captured', 'order.paid']);
+    // No sweep runs here: the capture itself fetched the transfer the early hint named.
+    const settled = await until(() => splitRow(s.db, order.orderId), (r) => r?.status === 'processed');
+    expect(settled).toMatchObject({ status: 'processed', provider_status: 'processed', provider_transfer_id: transfer!.id });
+    const checks = await s.db.query('SELECT trigger FROM split_transfer_checks WHERE order_id = $1', [order.orderId]);
+    expect(checks.rows.map((r) => r.trigger)).toEqual(['webhook transfer.processed (before the capture)']);
+    expect(await openOfflineLedger(s.db, order.orderId)).toEqual([]);
+    expect((await s.db.query('SELECT count(*)::int AS n FROM early_transfer_hints')).rows[0].n).toBe(0); // followed, then forgotten
   });
 
   test('when Razorpay retries a failed split and it processes, then the later transfer.processed settles it and it is never owed offline', async () => {
