@@ -104,18 +104,22 @@ export async function transition(tx: Tx, view: PayoutView, event: PayoutEvent, s
     [view.id, to, ...columns.map((c) => set[c]), view.status],
   );
   if (rowCount !== 1) return null;
-  if (view.batchId) await settleBatchMembers(tx, view.batchId, to);
+  if (view.batchId) await moveBatchMembers(tx, view.batchId, view.status, to);
   return to;
 }
 
-/** A batch's own payout reached a final status: its member orders, `batched` until now, take it (the
- * batch's transfer paid them, ops paid them by hand or cancelled them, or they are owed offline). */
-async function settleBatchMembers(tx: Tx, batchId: string, to: PayoutStatus): Promise<void> {
-  if (!isTerminal(to)) return;
+/** A batch's members follow its own payout. Reaching a final status, the members, `batched` until
+ * now, take it (the batch's transfer paid them, ops paid them by hand or cancelled them, or they are
+ * owed offline). Leaving a final status (settled, then its transfer reversed: owed again), the
+ * members that took it go back to `batched`: none reads paid while the provider holds the money
+ * back, and none is a payout ops could pay on its own beside the batch. */
+async function moveBatchMembers(tx: Tx, batchId: string, from: PayoutStatus, to: PayoutStatus): Promise<void> {
+  const took = isTerminal(to) ? { status: to, members: 'batched' } : isTerminal(from) ? { status: 'batched', members: from } : null;
+  if (!took) return;
   await tx.query(
-    `UPDATE payouts p SET status = $2, updated_at = now(), settled_at = CASE WHEN $2 = 'settled' THEN now() ELSE p.settled_at END
-     FROM payout_batch_orders m WHERE m.batch_id = $1 AND p.order_id = m.order_id AND p.status = 'batched'`,
-    [batchId, to]);
+    `UPDATE payouts p SET status = $2, updated_at = now(), settled_at = CASE WHEN $2 = 'settled' THEN now() END
+     FROM payout_batch_orders m WHERE m.batch_id = $1 AND p.order_id = m.order_id AND p.status = $3`,
+    [batchId, took.status, took.members]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -68,9 +68,18 @@ export async function classifyReversals(db: Db, gateway: Pick<Gateway, 'fetchRef
   return out;
 }
 
-/** Whose transfer it was: a payout, the Route split of an order, or neither — the split Razorpay ran
- * on a cancelled order paid anyway, which our own refund took back (moneyin/neverPayableReversals.ts). */
-export type ReversalOwner = { orderId: string; vendorId: string } & ({ payoutId: string } | { splitOrderId: string } | { neverPayable: true });
+/** Whose transfer it was: an order's payout, a batch's payout (it pays no single order), the Route
+ * split of an order, or neither — the split Razorpay ran on a cancelled order paid anyway, which our
+ * own refund took back (moneyin/neverPayableReversals.ts). */
+export type ReversalOwner = { vendorId: string } & (
+  | { orderId: string; payoutId: string }
+  | { batchId: string; payoutId: string }
+  | { orderId: string; splitOrderId: string }
+  | { orderId: string; neverPayable: true });
+
+/** The payout's owner for its reversals: its batch, or its order. */
+export const payoutReversalOwner = (payout: Pick<PayoutView, 'id' | 'orderId' | 'batchId' | 'vendorId'>): ReversalOwner =>
+  payout.batchId ? { batchId: payout.batchId, payoutId: payout.id, vendorId: payout.vendorId } : { orderId: payout.orderId, payoutId: payout.id, vendorId: payout.vendorId };
 
 export interface RecordedReversal { id: string; amountPaise: number; owedPaise: number }
 
@@ -87,17 +96,18 @@ export async function recordTransferReversals(tx: Tx, input: {
     if (r.reversal.transfer_id !== transfer.id) continue;
     const owed = input.owes === false ? 0 : owedAgainPaise(r);
     const { rowCount } = await tx.query(
-      `INSERT INTO transfer_reversals (id, transfer_id, payout_id, split_order_id, order_id, vendor_id, amount_paise, transfer_amount_paise,
+      `INSERT INTO transfer_reversals (id, transfer_id, payout_id, split_order_id, order_id, batch_id, vendor_id, amount_paise, transfer_amount_paise,
          customer_refund_id, made_by, owed_paise, reversed_at, evidence)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13) ON CONFLICT (id) DO NOTHING`,
-      [r.reversal.id, transfer.id, 'payoutId' in owner ? owner.payoutId : null, 'splitOrderId' in owner ? owner.splitOrderId : null, owner.orderId, owner.vendorId,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_timestamp($13), $14) ON CONFLICT (id) DO NOTHING`,
+      [r.reversal.id, transfer.id, 'payoutId' in owner ? owner.payoutId : null, 'splitOrderId' in owner ? owner.splitOrderId : null,
+        'orderId' in owner ? owner.orderId : null, 'batchId' in owner ? owner.batchId : null, owner.vendorId,
         r.reversal.amount, transfer.amount, r.reversal.customer_refund_id, r.madeBy, owed, r.reversal.created_at,
         JSON.stringify({ source: input.source, reversal: r.reversal, transfer })],
     );
     if (rowCount) added.push({ id: r.reversal.id, amountPaise: r.reversal.amount, owedPaise: owed });
   }
   if (added.length > 0) {
-    logger.warn({ orderId: owner.orderId, transferId: transfer.id, transferStatus: transfer.status, reversals: added, source: input.source }, 'transfer reversal recorded');
+    logger.warn({ ...('batchId' in owner ? { batchId: owner.batchId } : { orderId: owner.orderId }), transferId: transfer.id, transferStatus: transfer.status, reversals: added, source: input.source }, 'transfer reversal recorded');
   }
   return added;
 }
@@ -119,7 +129,7 @@ export async function recordPayoutReversal(tx: Tx, payout: PayoutView, input: {
   transfer: RzpTransfer; reversals: readonly ClassifiedReversal[]; source: string; runId?: string | null; fromResolver?: boolean;
 }): Promise<boolean> {
   const { transfer } = input;
-  await recordTransferReversals(tx, { owner: { payoutId: payout.id, orderId: payout.orderId, vendorId: payout.vendorId }, transfer, reversals: input.reversals, source: input.source });
+  await recordTransferReversals(tx, { owner: payoutReversalOwner(payout), transfer, reversals: input.reversals, source: input.source });
   if (!isReversed(transfer) || !parksPayout(payout, transfer, input.fromResolver ?? false)) return false;
   const code = reversalCode(transfer);
   const reversedPaise = transfer.amount_reversed || transfer.amount;
