@@ -9,9 +9,12 @@ export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 export type BatchSchedule = Exclude<PayoutSchedule, 'per_order'>;
 
 /** Whether an order's payout joins its pair's batch instead of being claimed: the pair pays on a
- * schedule, the payout is open for a claim, and its key never went out (one that did goes on alone). */
-export function joinsBatch(p: { schedule: PayoutSchedule | null; status: string; keySent: boolean }): p is { schedule: BatchSchedule; status: string; keySent: false } {
-  return p.schedule !== null && p.schedule !== 'per_order' && (p.status === 'pending' || p.status === 'failed') && !p.keySent;
+ * schedule, the payout is open for a claim, its key never went out (one that did goes on alone), and
+ * its row is not one the provider's ledger may be newer than (a restored database can forget a
+ * transfer that paid it: its claim asks the provider by its note first, and only a finding clears
+ * the mark, after which it may join). */
+export function joinsBatch(p: { schedule: PayoutSchedule | null; status: string; keySent: boolean; providerMayKnow: boolean }): p is { schedule: BatchSchedule; status: string; keySent: false; providerMayKnow: false } {
+  return p.schedule !== null && p.schedule !== 'per_order' && (p.status === 'pending' || p.status === 'failed') && !p.keySent && !p.providerMayKnow;
 }
 
 const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;

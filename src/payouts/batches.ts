@@ -91,8 +91,14 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     if (!order || !payout) return { kind: 'not_joined', payout, why: 'no payout for this order' };
     const member = await batchOfOrder(tx, orderId);
     if (member) return payout.status === 'batched' ? { kind: 'joined', payout, ...member } : { kind: 'not_joined', payout, why: `in batch ${member.batchId} but ${payout.status}` };
-    const { rows: sent } = await tx.query<{ sent: boolean }>('SELECT key_first_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id]);
-    const rule = { schedule: order.payout_schedule, status: payout.status, keySent: !!sent[0]?.sent };
+    // Read under the row lock: a mark set since the claim (the sweep saw a completed run over this
+    // row) keeps the order out too; the run goes round and its claim asks the provider.
+    const { rows: sent } = await tx.query<{ sent: boolean; may_know: boolean }>(
+      'SELECT key_first_sent_at IS NOT NULL AS sent, provider_may_know_since IS NOT NULL AS may_know FROM payouts WHERE id = $1', [payout.id]);
+    const rule = { schedule: order.payout_schedule, status: payout.status, keySent: !!sent[0]?.sent, providerMayKnow: !!sent[0]?.may_know };
+    if (rule.providerMayKnow) {
+      return { kind: 'not_joined', payout, why: 'the provider may already hold a transfer for it (a restored database): its claim asks by its note first' };
+    }
     if (!joinsBatch(rule) || !order.paid_at) {
       return { kind: 'not_joined', payout, why: `payout is ${payout.status} on a ${order.payout_schedule ?? 'per_order'} schedule` };
     }

@@ -38,7 +38,7 @@ interface PayoutRow {
   status: PayoutStatus; attempts: number; attempt_limit: number | null; claimed_at: Date | null;
   idempotency_key: string; provider_transfer_id: string | null; last_code: string | null;
   external_reference: string | null; next_attempt_at: Date | null; claimed_by_run: string | null;
-  key_first_sent_at: Date | null;
+  key_first_sent_at: Date | null; provider_may_know_since: Date | null;
 }
 
 function toView(row: PayoutRow, attemptCap: number): PayoutView {
@@ -253,8 +253,11 @@ export async function claimPayout(db: Db, orderId: string, opts: { attemptCap: n
       payout = toView((await tx.query<PayoutRow>('SELECT * FROM payouts WHERE order_id = $1 FOR UPDATE', [orderId])).rows[0]!, opts.attemptCap);
     }
     // A pair on an hourly or daily schedule: an order whose key never went out joins its batch
-    // instead (after its capture is confirmed: batches.ts); one that already sent goes on alone.
-    if (joinsBatch({ schedule: order.payout_schedule, status: payout.status, keySent: !!existing.rows[0]?.key_first_sent_at })) {
+    // instead (after its capture is confirmed: batches.ts); one that already sent goes on alone, and
+    // so does one marked just above or before (its send asks the provider first; nothing found clears
+    // the mark, and the next claim joins).
+    const sent = existing.rows[0];
+    if (joinsBatch({ schedule: order.payout_schedule, status: payout.status, keySent: !!sent?.key_first_sent_at, providerMayKnow: !!sent?.provider_may_know_since })) {
       return { kind: 'batch_due', payout };
     }
     return claimPayoutRow(tx, payout, { claimedByRun, linkedAccountId: route.linkedAccountId, ...opts });

@@ -2,6 +2,7 @@
  * sandbox: the orders of an hourly pair join one batch, whose run sends ONE transfer for the sum with
  * the batch id in its notes and as its idempotency key; the members take the batch's final status.
  * Every assertion about money reads the SANDBOX's ledger. */
+import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { closeBatchNowSignal, payoutBatchWorkflowId } from '../../src/contracts/payoutBatch';
 import { Client } from 'pg';
@@ -10,8 +11,10 @@ import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback
 import { windowAt } from '../../src/domain/batchWindow';
 import { istDateOf } from '../../src/domain/calendar';
 import { closePayoutBatch, joinPayoutBatch } from '../../src/payouts/batches';
+import { markProviderMayKnow } from '../../src/payouts/repository';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
+import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder, type SeededOrder } from './payoutSeed';
 import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
 
@@ -220,5 +223,85 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     expect(await memberStatuses(batchId)).toEqual(['settled']);
     await db.query('DROP TRIGGER test_batch_join ON payout_batch_orders');
     await recordHistory(client(), payoutWorkflowId(order!.orderId), 'payout-order-join-forgotten-by-restore');
+  });
+
+  // Issue 36 item 3: a row that may be older than the provider's ledger is not joined into a batch
+  // until the provider, asked by the payout's note, has answered.
+  const moveToHourly = (o: SeededOrder) =>
+    db.query(`UPDATE employer_vendor SET payout_schedule = 'hourly' WHERE employer_id = $1 AND vendor_id = $2`, [o.employerId, o.vendorId]);
+  /** The scheduled payout sweep, once: a completed run over an open row marks it and starts a new run. */
+  const sweepPayouts = () => client().workflow.execute(payoutSweepWorkflow, {
+    workflowId: `payout-sweep-test-${randomBytes(4).toString('hex')}`, taskQueue: taskQueue(), args: [{}],
+  });
+  /** The order's latest run to its end; a run that handed the order to a batch waits for that batch to pay. */
+  async function payoutAfterSweep(orderId: string): Promise<PayoutWorkflowResult> {
+    await sweepPayouts();
+    const result = await runResult(orderId);
+    if (result.kind === 'batched') {
+      await closeNow(result.batchId);
+      await runResult(result.batchId);
+    }
+    return result;
+  }
+  const liveTransfersTo = async (account: string) => (await control.transfers({ recipient: account })).filter((t) => t.status !== 'failed' && t.status !== 'reversed');
+
+  test('when a per-order transfer paid the order inside the window a restore forgot and the pair pays hourly after the restore, then the order asks the provider by its note, is settled by that transfer and joins no batch: the vendor is paid once', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const url = stack.config.DATABASE_URL!;
+    const snap = await snapshotDatabase(url, 'per_order_paid');
+
+    // The lost window: the pair still pays per order, the order's own transfer pays the vendor, and
+    // its run completes; then the pair moves to hourly.
+    await startPayoutWorkflow(client(), taskQueue(), order.orderId);
+    expect(await runResult(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    const [paid] = await liveTransfersTo(account);
+    expect(paid).toMatchObject({ amount: NET, notes: { transaction_id: order.payoutId, order_id: order.orderId } });
+    await moveToHourly(order);
+
+    // The restore forgets the send and the schedule change; ops make the change again.
+    await restoreDatabase(url, snap, { exclusive: true });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
+    await moveToHourly(order);
+
+    const result = await payoutAfterSweep(order.orderId);
+
+    // The sandbox's ledger: the order's net reached the vendor once, by the transfer the restore forgot.
+    const live = await liveTransfersTo(account);
+    expect(live.map((t) => ({ id: t.id, amount: t.amount }))).toEqual([{ id: paid!.id, amount: NET }]);
+    expect(result).toMatchObject({ kind: 'finished', status: 'settled' });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'settled', provider_transfer_id: paid!.id });
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'recovered', 'settled']);
+    expect((await db.query('SELECT 1 FROM payout_batch_orders WHERE order_id = $1', [order.orderId])).rowCount).toBe(0);
+  });
+
+  test('when a restore makes an hourly pair\'s order a row the provider may know and the provider has no transfer for it, then it joins its batch only after the lookup, and the batch pays the vendor once', async () => {
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    const url = stack.config.DATABASE_URL!;
+    await moveToHourly(order);
+    const snap = await snapshotDatabase(url, 'hourly_unsent');
+
+    // The lost window: the pair is paid offline for a while, so the order's run reroutes it and
+    // completes without a transfer.
+    await db.query(`UPDATE employer_vendor SET settlement_mode = 'corporate_direct' WHERE employer_id = $1 AND vendor_id = $2`, [order.employerId, order.vendorId]);
+    await startPayoutWorkflow(client(), taskQueue(), order.orderId);
+    expect(await runResult(order.orderId)).toMatchObject({ kind: 'no_transfer' });
+
+    // After the restore the row is open again under a completed run: the sweep marks it (as here
+    // first), and a join of the marked row is refused whoever asks for it.
+    await restoreDatabase(url, snap, { exclusive: true });
+    expect(await payoutRow(db, order.orderId)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await markProviderMayKnow(db, order.orderId)).toBe(true);
+    expect(await joinPayoutBatch(db, order.orderId, { kind: 'not_needed' }, policy)).toMatchObject({ kind: 'not_joined', why: expect.stringContaining('provider may already hold') });
+    const result = await payoutAfterSweep(order.orderId);
+
+    expect(result).toMatchObject({ kind: 'batched' });
+    const batchId = (result as { batchId: string }).batchId;
+    const live = await liveTransfersTo(account);
+    expect(live.map((t) => ({ amount: t.amount, notes: t.notes }))).toEqual([{ amount: NET, notes: expect.objectContaining({ batch_id: batchId }) }]);
+    expect(await memberStatuses(batchId)).toEqual(['settled']);
+    // The join came after the provider's answer: the lookup's claim found nothing, then the order joined.
+    expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['unknown', 'not_found']);
   });
 });

@@ -1,4 +1,4 @@
-import { batchIdOf, cutoffOfDay, nextWindow, windowAt } from '../../src/domain/batchWindow';
+import { batchIdOf, cutoffOfDay, joinsBatch, nextWindow, windowAt } from '../../src/domain/batchWindow';
 
 const at = (iso: string) => new Date(iso);
 
@@ -47,5 +47,16 @@ describe('payout schedules: batch windows in IST', () => {
     expect(cutoffOfDay('18:00:00')).toBe(18 * 3_600_000);
     expect(() => cutoffOfDay('24:00')).toThrow(RangeError);
     expect(() => cutoffOfDay('6pm')).toThrow(RangeError);
+  });
+
+  test('when a scheduled pair\'s payout is open and unsent, then it joins its batch, unless the provider may already know it (a restored database) or it is not open, sent, or per order', () => {
+    const open = { schedule: 'hourly' as const, status: 'pending', keySent: false, providerMayKnow: false };
+    expect(joinsBatch(open)).toBe(true);
+    expect(joinsBatch({ ...open, status: 'failed', schedule: 'daily' })).toBe(true);
+    expect(joinsBatch({ ...open, providerMayKnow: true })).toBe(false);
+    expect(joinsBatch({ ...open, keySent: true })).toBe(false);
+    expect(joinsBatch({ ...open, status: 'accepted' })).toBe(false);
+    expect(joinsBatch({ ...open, schedule: 'per_order' })).toBe(false);
+    expect(joinsBatch({ ...open, schedule: null })).toBe(false);
   });
 });
