@@ -22,6 +22,7 @@
  *   (settled-not-in-app, with the order). */
 import { inTransaction, type Db } from '../db/pool';
 import { runAfterCommit } from './afterCommit';
+import { CAPTURE_MISMATCH } from './captureMismatch';
 import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
 import { applyPaymentSnapshot } from './paymentSnapshots';
@@ -57,11 +58,12 @@ export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: 
   return rows.map((r) => ({ kind: r.kind, id: r.id, gatewayOrderId: r.gateway_order_id }));
 }
 
-/** Orders a late capture may still arrive for — cancelled or expired; paid while another of their
- * payments is still created, authorised or failed (driven from payments: a partial index keeps
- * that side small); paid and not asked since, once `recheckMs` after the payment (another capture
- * during an outage whose webhooks were all lost is then found and refunded, not left to recon) —
- * least recently checked first, each at most once per `recheckMs`; stamps them checked. */
+/** Orders a late capture may still arrive for — cancelled or expired; paid (or held on their
+ * capture: captureMismatch.ts) while another of their payments is still created, authorised or
+ * failed (driven from payments: a partial index keeps that side small); paid and not asked since,
+ * once `recheckMs` after the payment (another capture during an outage whose webhooks were all lost
+ * is then found and refunded, not left to recon) — least recently checked first, each at most once
+ * per `recheckMs`; stamps them checked. */
 export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, recheckMs: number): Promise<AwaitingPayment[]> {
   const { rows } = await db.query<{ id: string; gateway_order_id: string }>(
     `WITH candidates AS (
@@ -70,7 +72,7 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
        UNION
        SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at, 0 FROM payments p JOIN orders o ON o.id = p.order_id
         WHERE p.status IN ('created', 'authorized', 'failed') AND p.created_at > ${secondsAgo('$1')}
-          AND o.status = 'paid' AND o.gateway_order_id IS NOT NULL
+          AND o.status IN ('paid', '${CAPTURE_MISMATCH}') AND o.gateway_order_id IS NOT NULL
        UNION
        -- The once-more look at every paid online order: half of each batch at least when it has that
        -- many (below), so neither side starves the other. Once its payout has decided (not waiting

@@ -14,7 +14,8 @@ export interface OrderView {
   commissionPaise: number;
   vendorNetPaise: number;
   paymentMethod: 'online' | 'wallet' | 'cash';
-  status: 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
+  /** `capture_mismatch`: charged for an amount that is not the customer share; held until ops decide (captureMismatch.ts). */
+  status: 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'capture_mismatch';
   /** The Razorpay order the customer pays at checkout (online orders). */
   gatewayOrderId: string | null;
   splitTransferPaise: number | null;

@@ -1,9 +1,10 @@
 /** What a payment snapshot means for us, whichever path brought it (webhook, browser callback,
  * sweep). A capture on one of our orders marks it paid; on a top-up it credits the wallet; on
  * anything else (not ours, a cancelled or expired order, or a second capture on an order or top-up
- * another payment already paid) it is refunded, never paid out. A capture whose amount is not the
- * order's customer share is paid but goes to a human: its payout waits in `review` and finance sees
- * an `amount-mismatch` exception. */
+ * another payment already charged) it is refunded, never paid out. A capture whose amount is not the
+ * order's customer share goes to a human: its payout waits in `review`, the order is held
+ * (`capture_mismatch`, not paid, until ops decide: captureMismatch.ts) and finance sees an
+ * `amount-mismatch` exception. */
 import type { Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Route } from '../domain/routing';
@@ -12,6 +13,7 @@ import { raiseEventException } from '../recon/eventExceptions';
 import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
 import type { MoneyInDeps } from './deps';
+import { CAPTURE_MISMATCH, holdOrderOnCapture, isCharged } from './captureMismatch';
 import { markPaid, startPayoutAfterCommit, type MarkPaidResult, type PaidVia } from './markPaid';
 import { followEarlySplitHints } from './splitTransfers';
 import { upsertPaymentParams, upsertPaymentSql } from './payments';
@@ -87,9 +89,10 @@ async function applyCapture(tx: Tx, payment: PaymentEntity, owner: Owner, via: P
       // An expired order is one the system cancelled (unpaid past the late-authorisation window).
       if (owner.status === 'cancelled' || owner.status === 'expired') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
       // A second payment on the same gateway order (e.g. a failed one the bank authorised late)
-      // charged the customer twice: refund it, the order stays paid by the first. (A paid order
-      // without a paying payment id has no capture to compare with: never refund on a guess.)
-      if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
+      // charged the customer twice: refund it, the order stays charged by the first (paid, or held
+      // on it). (A paid order without a paying payment id has no capture to compare with: never
+      // refund on a guess.)
+      if (isCharged(owner.status) && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
       if (payment.amount !== owner.customerSharePaise) return paidForReview(tx, payment, owner, via, deps, capturedBySec);
       const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id });
       return afterPaid(tx, owner.orderId, result, deps);
@@ -108,26 +111,32 @@ async function refundsWeWouldHaveAsked(tx: Tx, payment: PaymentEntity, owner: Ow
   if (owner.kind === 'none') return refundCapture(tx, payment, null, 'orphan_capture', deps);
   if (owner.kind !== 'order') return [];
   if (owner.status === 'cancelled' || owner.status === 'expired') return refundCapture(tx, payment, owner.orderId, 'order_cancelled', deps);
-  if (owner.status === 'paid' && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
-  if (owner.status === 'paid' && owner.paidPaymentId === payment.id) return [followPaymentRefunds(payment.id, { db: deps.db, gateway: deps.gateway, attemptCap: deps.config.PAYOUT_ATTEMPT_CAP })];
+  if (isCharged(owner.status) && owner.paidPaymentId && owner.paidPaymentId !== payment.id) return refundCapture(tx, payment, owner.orderId, 'duplicate_capture', deps);
+  if (isCharged(owner.status) && owner.paidPaymentId === payment.id) return [followPaymentRefunds(payment.id, { db: deps.db, gateway: deps.gateway, attemptCap: deps.config.PAYOUT_ATTEMPT_CAP })];
   return [];
 }
 
 export const AMOUNT_MISMATCH = 'AMOUNT_MISMATCH';
 
-/** The customer was charged, so the order is paid (it must not expire and give the subsidy back),
- * but the vendor is never paid on a capture we cannot explain: a direct-transfer payout is created
- * in `review` (code AMOUNT_MISMATCH) and waits for ops, and finance gets an `amount-mismatch`. */
+/** The customer was charged, so the order leaves `pending` (it must not expire and give the subsidy
+ * back), but the vendor is never paid on a capture we cannot explain: a direct-transfer payout is
+ * created in `review` (code AMOUNT_MISMATCH) and waits for ops, and the order is held
+ * (`capture_mismatch`) rather than paid until they decide, so no reader counts it paid or owed.
+ * Finance gets an `amount-mismatch`. Other routes have no payout to decide on: their order is paid,
+ * as before, and the exception says to check what the vendor is owed. */
 async function paidForReview(tx: Tx, payment: PaymentEntity, owner: Extract<Owner, { kind: 'order' }>, via: PaidVia, deps: SnapshotDeps, capturedBySec: number | null): Promise<AfterCommit[]> {
   const result = await markPaid(tx, owner.orderId, { via, paymentId: payment.id, reviewCode: AMOUNT_MISMATCH });
   if (!result.transitioned) return []; // a replay: the transition that paid the order raised the exception with it
+  if (result.route.kind === 'direct_transfer') {
+    await holdOrderOnCapture(tx, owner.orderId, owner.status, `captured ${payment.amount} paise by ${payment.id} for a customer share of ${owner.customerSharePaise}: held until ops decide on the payout (${AMOUNT_MISMATCH})`);
+  }
   const exception = draft('amount-mismatch', 'mismatched', `${payment.id}|customer-share`, istDateOf(capturedBySec === null ? new Date() : new Date(capturedBySec * 1000)), {
     entityId: payment.id, orderId: owner.orderId, expectedPaise: owner.customerSharePaise, actualPaise: payment.amount,
     details: { paymentId: payment.id, gatewayOrderId: payment.order_id, code: AMOUNT_MISMATCH, payoutId: result.payoutId, route: result.route.kind },
   });
   await raiseEventException(tx, { ...exception, nextAction: mismatchAction(payment.amount, owner.customerSharePaise, result.route.kind) }, `capture:${payment.id}`);
   logger.error({ orderId: owner.orderId, paymentId: payment.id, capturedPaise: payment.amount, expectedPaise: owner.customerSharePaise, route: result.route.kind },
-    'captured amount differs from the customer share: payout held for review, recon exception raised');
+    `captured amount differs from the customer share: ${result.route.kind === 'direct_transfer' ? `order ${CAPTURE_MISMATCH} and payout held for review` : 'order paid by another route'}, recon exception raised`);
   return afterPaid(tx, owner.orderId, result, deps);
 }
 
@@ -140,7 +149,7 @@ async function afterPaid(tx: Tx, orderId: string, result: MarkPaidResult, deps: 
 
 function mismatchAction(capturedPaise: number, sharePaise: number, route: Route['kind']): string {
   const held = route === 'direct_transfer'
-    ? `The vendor's payout waits in review (${AMOUNT_MISMATCH}): retry it, pay it offline or cancel it once explained.`
+    ? `The vendor's payout waits in review (${AMOUNT_MISMATCH}) and the order is held (${CAPTURE_MISMATCH}), not paid: retry the payout, pay it offline or cancel it once explained; the decision makes the order paid.`
     : 'No transfer of ours waits on it: check what the vendor is owed for this order before paying it by any route.';
   return `The customer was charged ${capturedPaise} paise for a customer share of ${sharePaise}: find why (the gateway order, a partial capture), refund or collect the difference. ${held}`;
 }

@@ -4,11 +4,14 @@
  * the row lock, see externalTransfer.ts), pay offline (finance pays it by hand: it joins the open
  * offline ledger and no transfer is ever sent; also from pending or failed, and never while a
  * transfer of ours may pay it, see liveTransferCheck.ts), cancel. Each commits the status change and
- * its review_actions row together; the caller signals the workflow after the commit. */
+ * its review_actions row together; the caller signals the workflow after the commit. A decision on
+ * the payout of an order held on its capture (`capture_mismatch`, moneyin/captureMismatch.ts) is the
+ * decision on that capture: the order becomes paid in the same transaction. */
 import { AppError } from '../appError';
 import type { OpsAction, PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
+import { lockHeldOrder, releaseHeldOrder } from '../moneyin/captureMismatch';
 import { alreadyRecordedRefusal, judgeTransferEvidence, transferColumns, type TransferRefusal } from './externalTransfer';
 import { checkPayByHand, listingNeededFor, listTransfersCarryingNote, payByHandRefused, type PayByHandRefusal, type ProviderListing } from './liveTransferCheck';
 import { KEY_EXPIRED } from './outcomes';
@@ -106,6 +109,8 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
   if (input.action !== 'mark_paid_externally' && input.transfer) throw new Error(`${input.action} takes no transfer`);
   if (input.action !== 'pay_offline' && input.listing) throw new Error(`${input.action} takes no provider listing`);
   return inTransaction(db, async (tx) => {
+    // The order before the payout, as the claim takes them.
+    const orderHeld = await lockHeldOrder(tx, input.orderId);
     const found = await findPayoutByOrder(tx, input.orderId, attemptCap);
     if (!found) return { kind: 'not_found' };
     const payout = await lockPayout(tx, found.id, attemptCap);
@@ -130,6 +135,7 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
       'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
       [payout.id, input.actor, input.action, input.reason, auditedReference(input)],
     );
+    if (orderHeld) await releaseHeldOrder(tx, input.orderId, input.actor, `ops ${input.action} on the payout: ${input.reason}`);
     return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap), decidedFrom: payout.status };
   });
 }

@@ -42,7 +42,7 @@ describe('money in: capture evidence', () => {
   test.each([
     ['more', 1_500],
     ['less', 600],
-  ])('when the customer is charged %s than the customer share, then the order is paid, its payout waits in review with AMOUNT_MISMATCH, finance sees an amount-mismatch and a redelivery changes nothing', async (_more, capturedPaise) => {
+  ])('when the customer is charged %s than the customer share, then the order is held (capture_mismatch, not paid), its payout waits in review with AMOUNT_MISMATCH, finance sees an amount-mismatch and a redelivery changes nothing', async (_more, capturedPaise) => {
     const { orderId, gatewayOrderId } = await placeOrder();
     const payment = await h.sandbox.control.authorizeOrder(gatewayOrderId);
     await h.sandbox.control.drainWebhooks();
@@ -52,7 +52,7 @@ describe('money in: capture evidence', () => {
     const eventId = `evt_${randomUUID()}`;
     expect((await postWebhook(h, body, { eventId })).status).toBe(200);
 
-    expect((await h.db.query('SELECT status, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'paid', paid_payment_id: payment.id }]);
+    expect((await h.db.query('SELECT status, paid_at, paid_payment_id FROM orders WHERE id = $1', [orderId])).rows).toEqual([{ status: 'capture_mismatch', paid_at: null, paid_payment_id: payment.id }]);
     const payouts = (await h.db.query('SELECT status, last_code, amount_paise FROM payouts WHERE order_id = $1', [orderId])).rows;
     expect(payouts).toEqual([{ status: 'review', last_code: 'AMOUNT_MISMATCH', amount_paise: 8_100 }]);
     expect(await payoutStartsOf(h, orderId)).toContain(orderId); // its run waits for an ops decision, findable as PayoutStatus = review
