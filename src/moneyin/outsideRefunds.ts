@@ -6,11 +6,14 @@
  * changes; an after-commit step fetches the refund from Razorpay and records what the fetch says in
  * its own transaction, once per gateway refund id, under the payout's row lock:
  * - the payout has not sent (`pending`, `failed`, `parked`, or claimed with its request not yet past
- *   the send gate: `processing` with no `request_sent_at`): it moves to `review` with
- *   CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`) and a claim's gate,
- *   which takes this row lock too, finds the claim gone and sends nothing;
- * - it has sent or settled (`processing`, `accepted`, `settled`), the vendor is owed offline
- *   (`offline`, `rerouted`, an offline-ledger route), or the order paid by a Route split: the vendor's
+ *   the send gate: `processing` with no `request_sent_at`, or `batched` in a batch still open): it
+ *   moves to `review` with CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`)
+ *   and a claim's gate, which takes this row lock too, finds the claim gone and sends nothing; a
+ *   batched order leaves its batch, whose close (it takes the batch row FOR UPDATE, after us) sums
+ *   the others;
+ * - it has sent or settled (`processing`, `accepted`, `settled`), is `batched` in a closed batch (its
+ *   fixed sum pays the order), the vendor is owed offline (`offline`, `rerouted`, an offline-ledger
+ *   route), or the order paid by a Route split: the vendor's
  *   share of the refund is a negative offline-ledger line (route `refund_clawback`) and a recon
  *   exception `refund-outside-app` carries the amount;
  * - otherwise (`review`, `cancelled`, corporate_direct): the exception only, for a human.
@@ -34,14 +37,16 @@ export const CUSTOMER_REFUNDED = 'CUSTOMER_REFUNDED';
 
 export type OutsideRefundAction = 'payout_held' | 'owed_back' | 'reported';
 
-/** The vendor has been paid, is being paid, or is owed it offline: what it owes back is netted there. */
-const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted', 'settled', 'offline', 'rerouted']);
+/** The vendor has been paid, is being paid (by its own transfer, or by a closed batch's fixed sum), or
+ * is owed it offline: what it owes back is netted there. */
+const PAID_OR_OWED: ReadonlySet<PayoutStatus> = new Set(['processing', 'accepted', 'settled', 'offline', 'rerouted', 'batched']);
 
-/** What an outside refund does, from how the order pays its vendor and where its payout is. */
-export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; requestSent: boolean; corporateDirect: boolean }): OutsideRefundAction {
+/** What an outside refund does, from how the order pays its vendor and where its payout is.
+ * `batchOpen`: for a batched order, whether its batch still takes and lets go of orders. */
+export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; requestSent: boolean; corporateDirect: boolean; batchOpen?: boolean }): OutsideRefundAction {
   if (order.payoutStatus !== null) {
-    // Nothing sent yet (a claim whose request has not passed the gate included: the hold stops it leaving).
-    if (nextStatus(order.payoutStatus, { type: 'customer_refunded', requestSent: order.requestSent }) !== null) return 'payout_held';
+    // Nothing sent yet (a claim whose request has not passed the gate, or a batch still open, included: the hold stops it leaving).
+    if (nextStatus(order.payoutStatus, { type: 'customer_refunded', requestSent: order.requestSent, batchOpen: order.batchOpen }) !== null) return 'payout_held';
     return PAID_OR_OWED.has(order.payoutStatus) ? 'owed_back' : 'reported';
   }
   // No payout: a Route split (paid at capture) or an offline-ledger route; corporate_direct is the
@@ -49,9 +54,11 @@ export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; 
   return order.corporateDirect ? 'reported' : 'owed_back';
 }
 
-/** Holds a payout that has sent nothing (a claim not past the gate is taken back from its run). */
-async function holdPayout(tx: Tx, payout: PayoutView, requestSent: boolean): Promise<void> {
-  await transition(tx, payout, { type: 'customer_refunded', requestSent }, {
+/** Holds a payout that has sent nothing (a claim not past the gate is taken back from its run; a
+ * batched order leaves its open batch, held FOR SHARE by the caller). */
+async function holdPayout(tx: Tx, payout: PayoutView, requestSent: boolean, openBatchId: string | null = null): Promise<void> {
+  if (openBatchId) await tx.query('DELETE FROM payout_batch_orders WHERE order_id = $1 AND batch_id = $2', [payout.orderId, openBatchId]);
+  await transition(tx, payout, { type: 'customer_refunded', requestSent, batchOpen: openBatchId !== null }, {
     last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}),
   });
 }
@@ -77,6 +84,15 @@ export async function holdIfRefundedWhileSending(tx: Tx, released: Pick<PayoutVi
   await holdPayout(tx, payout, false);
   logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');
   return true;
+}
+
+/** A batched order's batch, when it is still open: held FOR SHARE (after the payout's row lock, as a
+ * join takes them), so it cannot close until this transaction ends and its close sums what is left. */
+async function openBatchOf(tx: Tx, orderId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT b.id FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id
+      WHERE m.order_id = $1 AND b.status = 'open' FOR SHARE OF b`, [orderId]);
+  return rows[0]?.id ?? null;
 }
 
 /** The vendor's share of a refund: its net in the proportion refunded, whole paise, rounded down
@@ -146,7 +162,8 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   const payout = order.payout_id ? await lockPayout(tx, order.payout_id, attemptCap) : null;
   const requestSent = payout?.status === 'processing'
     && (await tx.query<{ sent: boolean }>('SELECT request_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id])).rows[0]!.sent;
-  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct });
+  const openBatchId = payout?.status === 'batched' ? await openBatchOf(tx, order.order_id) : null;
+  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
   // The payment's amount as we recorded it; the customer share when no payment row exists.
   const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);
   const clawbackPaise = action === 'owed_back' ? vendorShareOfRefund(Number(order.vendor_net_paise), refund.amount, capturedPaise) : null;
@@ -161,7 +178,7 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
     return null;
   }
 
-  if (action === 'payout_held' && payout) await holdPayout(tx, payout, requestSent);
+  if (action === 'payout_held' && payout) await holdPayout(tx, payout, requestSent, openBatchId);
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
     await tx.query(
       `INSERT INTO offline_ledger (order_id, clawback_order_id, outside_refund_id, employer_id, vendor_id, amount_paise, route)

@@ -19,8 +19,9 @@ export type PayoutEvent =
   /** Something only a human can decide (ambiguous provider evidence). */
   | { type: 'needs_review' }
   /** The customer was refunded outside the app before any transfer left: hold it for a human.
-   * `requestSent: false`: a claim whose request has not passed the send gate (nothing left either). */
-  | { type: 'customer_refunded'; requestSent?: boolean }
+   * `requestSent: false`: a claim whose request has not passed the send gate (nothing left either).
+   * `batchOpen: true`: a batched order whose batch is still open (it leaves the batch, held). */
+  | { type: 'customer_refunded'; requestSent?: boolean; batchOpen?: boolean }
   /** Settlement evidence: transfer.processed webhook or a provider fetch that says processed. */
   | { type: 'settlement_confirmed' }
   /** The provider reversed the payout's transfer (wholly or in part), after it was sent or settled:
@@ -76,7 +77,8 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
     case 'needs_review':
       return from === 'processing' || from === 'accepted' ? 'review' : null;
     case 'customer_refunded':
-      return from === 'pending' || from === 'failed' || from === 'parked' || (from === 'processing' && event.requestSent === false) ? 'review' : null;
+      return from === 'pending' || from === 'failed' || from === 'parked' || (from === 'processing' && event.requestSent === false)
+        || (from === 'batched' && event.batchOpen === true) ? 'review' : null;
     case 'settlement_confirmed':
       return from === 'accepted' ? 'settled' : null;
     case 'transfer_reversed':

@@ -8,6 +8,12 @@ describe('refunds made outside the app (issue 19 item 4)', () => {
     for (const status of ['review', 'cancelled'] as const) expect(outsideRefundAction({ payoutStatus: status, requestSent: false, corporateDirect: false })).toBe('reported');
   });
 
+  test('when the order is batched, then it is held while its batch is open and owes back once the batch has closed (its fixed sum pays the order)', () => {
+    expect(outsideRefundAction({ payoutStatus: 'batched', requestSent: false, corporateDirect: false, batchOpen: true })).toBe('payout_held');
+    expect(outsideRefundAction({ payoutStatus: 'batched', requestSent: false, corporateDirect: false, batchOpen: false })).toBe('owed_back');
+    expect(outsideRefundAction({ payoutStatus: 'batched', requestSent: false, corporateDirect: false })).toBe('owed_back');
+  });
+
   test('when the order has no payout, then a Route split or offline-ledger route owes back and corporate_direct is reported', () => {
     expect(outsideRefundAction({ payoutStatus: null, requestSent: false, corporateDirect: false })).toBe('owed_back');
     expect(outsideRefundAction({ payoutStatus: null, requestSent: false, corporateDirect: true })).toBe('reported');
