@@ -4,18 +4,22 @@
  * a new run, which starts by resolving. A payout whose run completed and whose transfer was reversed
  * since (ops retried it, and the decision's own start was lost) gets a new run after the completed one.
  * Any other completed run over an open row means the row is older than the run's history (the
- * database was restored to an earlier point): the payout asks the provider before its next send. */
+ * database was restored to an earlier point): the payout asks the provider before its next send. The
+ * same holds for a batch's own payout, and for an open batch whose run completed (a batch run
+ * completes only after its close, so the restore forgot the close and perhaps its transfer). */
 import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
 import { payoutWorkflowId } from '../contracts/payout';
+import { payoutBatchWorkflowId } from '../contracts/payoutBatch';
 import { logger } from '../logger';
 import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
 import { markProviderMayKnow, transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
 import { startBatchRun } from '../payouts/batchStarter';
-import type { Client } from '@temporalio/client';
+import { closePayoutBatch } from '../payouts/batches';
 
 export interface DuePayoutBatch {
   paused: boolean;
@@ -45,22 +49,58 @@ SELECT COALESCE(order_id, batch_id) AS order_id, batch_id,
 /** An open payout as the sweep reads it: `order_id` is its key (a batch's id for a batch's own payout). */
 interface OpenPayoutRow { order_id: string; batch_id: string | null; cutoff_at: Date | null; amount_paise: number; vendor_id: string }
 
-/** An order's payout wakes its payoutWorkflow; a batch's own payout its payoutBatchWorkflow. */
+/** An order's payout wakes its payoutWorkflow; a batch's own payout its payoutBatchWorkflow (after a
+ * completed run, by the batch's key: the new run finds the closed batch's payout and claims it). */
 function wakeOpenPayout(client: Client, taskQueue: string, row: OpenPayoutRow, opts: { afterCompletedRun?: boolean } = {}): Promise<'running' | 'closed'> {
-  if (row.batch_id && row.cutoff_at) return startBatchRun(client, taskQueue, { batchId: row.batch_id, cutoffAt: row.cutoff_at.toISOString() }, null);
+  if (row.batch_id && row.cutoff_at && !opts.afterCompletedRun) return startBatchRun(client, taskQueue, { batchId: row.batch_id, cutoffAt: row.cutoff_at.toISOString() }, null);
   return wakePayoutWorkflow(client, taskQueue, row.order_id, { amountPaise: row.amount_paise, vendorId: row.vendor_id }, opts);
 }
 
-export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) {
-  /** Batches past their cutoff and still open have lost their run (terminated from the Web UI): each
-   * gets one again, which closes and pays it. Once per sweep, at its first page. */
-  async function startOverdueBatches(client: Client, taskQueue: string): Promise<number> {
-    const { rows } = await db.query<{ id: string; cutoff_at: Date }>(
-      `SELECT id, cutoff_at FROM payout_batches WHERE status = 'open' AND cutoff_at < now() - interval '1 minute' ORDER BY cutoff_at LIMIT 100`);
+/** Open batches the sweep looks at per pass, earliest cutoff first. */
+const OPEN_BATCHES_PER_SWEEP = 500;
+
+/** The batch run's latest execution, read (a describe adds nothing to a live run's history). */
+async function batchRunState(client: Client, batchId: string): Promise<'live' | 'completed' | 'none'> {
+  try {
+    const { status } = await client.workflow.getHandle(payoutBatchWorkflowId(batchId)).describe();
+    if (status.name === 'RUNNING') return 'live';
+    return status.name === 'COMPLETED' ? 'completed' : 'none';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'none';
+    throw err;
+  }
+}
+
+export function createPayoutSweepActivities({ db, config }: { db: Db; config: Config }) {
+  /** An open batch whose run completed: the restore forgot the close the run made, and maybe the
+   * transfer that paid it. The close is made again (the run made it before: its members are all that
+   * is left of the sum), its payout is marked so the claim asks the provider by its note first, and a
+   * run follows the completed one. A crash between the close and the mark leaves an open batch payout
+   * under a completed run, which the next sweep marks and wakes as any other. */
+  async function closeForgottenBatch(client: Client, taskQueue: string, batchId: string): Promise<'running' | 'closed'> {
+    const payout = await closePayoutBatch(db, batchId, config.PAYOUT_ATTEMPT_CAP);
+    // No payout, or one already final: the run closed and paid it between our read and its describe.
+    if (!payout || !(await markProviderMayKnow(db, batchId))) return 'closed';
+    logger.warn({ batchId, payoutId: payout.id }, 'an open batch under a completed run (a restored database): closed again; its payout asks the provider first');
+    return wakePayoutWorkflow(client, taskQueue, batchId, { amountPaise: payout.amountPaise, vendorId: payout.vendorId }, { afterCompletedRun: true });
+  }
+
+  /** Open batches without a live run. Past the cutoff, a lost run (terminated from the Web UI) gets
+   * one again, which closes and pays it; a completed one means a restored database. Once per sweep,
+   * at its first page. */
+  async function wakeOpenBatches(client: Client, taskQueue: string): Promise<number> {
+    const { rows } = await db.query<{ id: string; cutoff_at: Date; overdue: boolean }>(
+      `SELECT id, cutoff_at, cutoff_at < now() - interval '1 minute' AS overdue
+         FROM payout_batches WHERE status = 'open' ORDER BY cutoff_at LIMIT $1`, [OPEN_BATCHES_PER_SWEEP]);
     let started = 0;
     for (const b of rows) {
+      Context.current().heartbeat();
       try {
-        if ((await startBatchRun(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() }, null)) === 'running') started += 1;
+        const run = await batchRunState(client, b.id);
+        let woken: 'running' | 'closed' = 'closed';
+        if (run === 'completed') woken = await closeForgottenBatch(client, taskQueue, b.id);
+        else if (run === 'none' && b.overdue) woken = await startBatchRun(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() }, null);
+        if (woken === 'running') started += 1;
       } catch (err) {
         logger.error({ err, batchId: b.id }, 'sweep could not start a batch\'s run');
       }
@@ -96,14 +136,15 @@ export function createPayoutSweepActivities({ db }: { db: Db; config: Config }) 
       );
       const context = Context.current();
       const { client, info } = context;
-      let started = input.after ? 0 : await startOverdueBatches(client, info.taskQueue);
+      let started = input.after ? 0 : await wakeOpenBatches(client, info.taskQueue);
       for (const row of rows) {
         context.heartbeat();
         try {
           let woken = await wakeOpenPayout(client, info.taskQueue, row);
-          if (woken === 'closed' && !row.batch_id) {
-            // A completed run over an open row: owed again after a reversal, or the row is older than
-            // the run's history (a restored database), and a transfer may have left that it forgets.
+          if (woken === 'closed') {
+            // A completed run over an open row (an order's or a batch's): owed again after a reversal,
+            // or the row is older than the run's history (a restored database), and a transfer may
+            // have left that it forgets.
             if (!row.reversed) await markProviderMayKnow(db, row.order_id);
             woken = await wakeOpenPayout(client, info.taskQueue, row, { afterCompletedRun: true });
           }
