@@ -2,7 +2,8 @@
  * carry forward; starting a run for a period (optionally some vendors) and watching it freeze its
  * batch; the batches. A batch's page: its lines (account numbers masked), totals, the vendors carried
  * forward and why, the run's phase, the bank file download, and per open line a form to record it
- * paid (the bank's UTR) or failed; the bank's response file; cancelling a batch with nothing paid.
+ * paid (the bank's UTR) or failed; the bank's response file; cancelling a batch with nothing paid
+ * (once its bank file was downloaded, only confirmed never submitted to the bank).
  * Every action calls what the finance API calls (src/settlement/financeActions.ts and the repository);
  * a refused one is shown on the batch page in the API's words, naming the line and field, and
  * changes nothing. */
@@ -51,6 +52,9 @@ const rupeesField = z.string().trim().optional().transform((text, ctx) => {
 const paidForm = z.object({ utr: z.string(), paidOn: z.string(), amount: rupeesField })
   .transform(({ utr, paidOn, amount }) => (amount === undefined ? { utr, paidOn } : { utr, paidOn, amountPaise: amount })).pipe(paidBody);
 const reasonForm = z.object({ reason: z.string() });
+/** The cancel form: the confirmation box, ticked, is the API's `confirmNotSubmitted: true`. */
+const cancelFields = z.object({ reason: z.string(), confirmNotSubmitted: z.literal('yes').optional() })
+  .transform(({ reason, confirmNotSubmitted }): z.input<typeof cancelBody> => ({ reason, confirmNotSubmitted: confirmNotSubmitted === 'yes' })).pipe(cancelBody);
 const responseForm = z.object({ csv: z.string(), fileName: z.preprocess(blank, z.string().trim().max(200).optional()) });
 const doneQuery = z.object({
   done: z.enum(['paid', 'already-paid', 'failed', 'already-failed', 'cancelled', 'imported']).optional(),
@@ -177,6 +181,7 @@ function batchBody(deps: ConsoleDeps, session: ConsoleSession, batch: Settlement
   return html`${extra.top}
 <p><a href="/console/settlement">← All settlement runs</a></p>
 <p data-testid="batch-summary">Period <strong>${batch.from} → ${batch.to}</strong> · ${batch.vendorIds ? `vendors ${batch.vendorIds.join(', ')}` : 'all vendors'} · status <strong data-testid="batch-status">${batch.status}</strong> · frozen ${when(batch.createdAt)} by ${batch.createdBy}${batch.closedAt ? ` · closed ${when(batch.closedAt)}` : ''}
+${batch.bankFile ? html`<br><span data-testid="bank-file-downloads">Bank file downloaded ${batch.bankFile.downloads} time(s), last ${when(batch.bankFile.lastDownloadedAt)} by ${batch.bankFile.lastDownloadedBy}</span>` : ''}
 ${batch.cancelledAt ? html`<br>Cancelled ${when(batch.cancelledAt)} by ${batch.cancelledBy}: ${batch.cancelReason}` : ''} · <a href="${webUi}" target="_blank" rel="noopener">the run in the Temporal Web UI</a></p>
 ${progressFragment(batch.workflowId, live, batch)}
 <table data-testid="totals" style="width:auto;min-width:640px"><thead><tr><th scope="col" class="num">Lines</th><th scope="col" class="num">Open</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Cancelled</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Still open</th></tr></thead>
@@ -194,9 +199,19 @@ ${csrfField(session)}<input type="hidden" id="response-name" name="fileName">
 <div class="field"><label for="response-file">Choose the file (read into the box below)</label><input id="response-file" type="file" accept=".csv,text/csv" data-read-into="response-csv" data-name-into="response-name"></div><br>
 <div class="field"><label for="response-csv">Or paste it</label><textarea id="response-csv" name="csv" rows="6" cols="110" required spellcheck="false">${extra.csv}</textarea></div><br>
 <button type="submit">Import the response</button></fieldset></form>${readFileIntoFieldScript}` : ''}
-${open && t.paid === 0 ? html`<form method="post" action="/console/settlement/batches/${batch.id}/cancel" aria-label="Cancel the batch"><fieldset><legend>Cancel the batch (nothing is paid yet): its lines return to the open offline ledger</legend>
+${open && t.paid === 0 ? cancelForm(session, batch) : ''}`;
+}
+
+/** Once the bank file was downloaded the bank may be paying the lines: the cancel asks finance to
+ * confirm the file never reached the bank, and says what to record otherwise. */
+function cancelForm(session: ConsoleSession, batch: SettlementBatchView): Html {
+  const d = batch.bankFile;
+  return html`<form method="post" action="/console/settlement/batches/${batch.id}/cancel" aria-label="Cancel the batch"><fieldset><legend>Cancel the batch (nothing is paid yet): its lines return to the open offline ledger</legend>
+${d ? html`<p class="error" data-testid="bank-file-downloaded">The bank file was downloaded: the bank may be paying these lines, and a cancelled batch's lines are paid again by the next run.
+Record each line paid with its UTR or failed with the bank's reason instead. Cancel only if the file was never submitted to the bank.</p>` : ''}
 ${csrfField(session)}<div class="field"><label for="cancel-reason">Reason</label><input id="cancel-reason" name="reason" required minlength="3" maxlength="500" size="60"></div>
-<div class="field"><button type="submit" class="danger">Cancel batch</button></div></fieldset></form>` : ''}`;
+${d ? html`<div class="field"><input type="checkbox" id="confirm-not-submitted" name="confirmNotSubmitted" value="yes" required> <label for="confirm-not-submitted">I confirm this bank file was not submitted to the bank (audited)</label></div>` : ''}
+<div class="field"><button type="submit" class="danger">Cancel batch</button></div></fieldset></form>`;
 }
 
 export async function settlementPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
@@ -294,10 +309,10 @@ ${batchTable(batches)}`,
     });
   });
 
-  app.post('/console/settlement/batches/:batchId/cancel', consoleRoute('finance', 'Console: cancel a batch with nothing paid (audited)'), async (request, reply) => {
+  app.post('/console/settlement/batches/:batchId/cancel', consoleRoute('finance', 'Console: cancel a batch with nothing paid (audited; after the bank file was downloaded, only confirmed not submitted to the bank)'), async (request, reply) => {
     const { batchId } = batchParams.parse(request.params);
     return decide(request, reply, batchId, null, async () => {
-      await cancelBatch(deps.db, { batchId, ...cancelBody.parse(reasonForm.parse(request.body ?? {})), actor: auditActor(request) });
+      await cancelBatch(deps.db, { batchId, ...cancelFields.parse(request.body ?? {}), actor: auditActor(request) });
       await tellRun(deps, [batchId]);
       return back(batchId, { done: 'cancelled' });
     });

@@ -6,12 +6,15 @@
  * transfer of ours may pay it, see liveTransferCheck.ts), cancel. Each commits the status change and
  * its review_actions row together; the caller signals the workflow after the commit. A decision on
  * the payout of an order held on its capture (`capture_mismatch`, moneyin/captureMismatch.ts) is the
- * decision on that capture: the order becomes paid in the same transaction. */
+ * decision on that capture: the order becomes paid in the same transaction. A cancel takes back the
+ * clawbacks of the orders the payout paid (it paid the vendor nothing), and waits while one is netted
+ * into a settlement line the bank may be paying (settlement/clawbacksOfCancelledPayout.ts). */
 import { AppError } from '../appError';
 import type { OpsAction, PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
 import { lockHeldOrder, releaseHeldOrder } from '../moneyin/captureMismatch';
+import { clawbackInOpenLineRefusal, clawbacksInOpenLines, takeBackClawbacks, type ClawbackInOpenLine } from '../settlement/clawbacksOfCancelledPayout';
 import { alreadyRecordedRefusal, judgeTransferEvidence, transferColumns, type TransferRefusal } from './externalTransfer';
 import { checkPayByHand, listingNeededFor, listTransfersCarryingNote, payByHandRefused, type PayByHandRefusal, type ProviderListing } from './liveTransferCheck';
 import { KEY_EXPIRED } from './outcomes';
@@ -44,6 +47,9 @@ export type OpsDecisionResult =
   /** Retry or pay offline on a payout whose transfer was reversed in part: either would pay the
    * whole net again while the vendor keeps the rest of that transfer. */
   | { kind: 'partly_reversed'; payout: PayoutView }
+  /** Cancel while a clawback of the orders it paid is netted into a settlement line the bank has not
+   * answered yet: the bank may pay that line as its file says. */
+  | { kind: 'clawback_in_open_line'; payout: PayoutView; lines: ClawbackInOpenLine[] }
   /** Pay offline while a transfer of ours may pay it, or without a listing that covers its sends. */
   | PayByHandRefusal;
 
@@ -128,9 +134,17 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
       if (check.kind !== 'clear') return check;
       Object.assign(set, check.set);
     }
+    // A cancelled payout paid the vendor nothing, so no clawback stands; but one the bank may be
+    // paying in a settlement line waits for the bank's answer (clawbacksOfCancelledPayout.ts).
+    const takesBackClawbacks = input.action === 'cancel' && statusesAllowing(event).includes(payout.status) && payout.lastCode !== TRANSFER_PARTIALLY_REVERSED;
+    if (takesBackClawbacks) {
+      const frozen = await clawbacksInOpenLines(tx, payout);
+      if (frozen.length > 0) return { kind: 'clawback_in_open_line', payout, lines: frozen };
+    }
     if (!(await transition(tx, payout, event, set))) {
       return (await lastDecisionIs(tx, payout, input)) ? { kind: 'already_in_effect', payout } : { kind: 'not_awaiting_decision', payout, allowedFrom: statusesAllowing(event) };
     }
+    if (takesBackClawbacks) await takeBackClawbacks(tx, payout, { actor: input.actor, reason: input.reason });
     await tx.query(
       'INSERT INTO review_actions (payout_id, actor, action, reason, reference) VALUES ($1, $2, $3, $4, $5)',
       [payout.id, input.actor, input.action, input.reason, auditedReference(input)],
@@ -170,6 +184,8 @@ export function decisionNotTaken(orderId: string, result: DecisionNotTaken): App
       return new AppError(409, 'transfer_partially_reversed', `part of the payout's transfer ${result.payout.providerTransferId} was reversed and the vendor keeps the rest: `
         + 'a retry or pay offline would pay the whole net again; pay the reversed amount by hand and mark paid externally with its reference, or cancel',
       { orderId, transferId: result.payout.providerTransferId });
+    case 'clawback_in_open_line':
+      return clawbackInOpenLineRefusal(orderId, result.lines);
     case 'provider_listing_needed':
     case 'live_transfer_exists':
       return payByHandRefused(orderId, result);

@@ -26,7 +26,9 @@ export const settlementBatchStatusSchema = z.enum(['open', 'closed', 'cancelled'
 export const settlementReferenceSchema = z.string().trim().toUpperCase().pipe(z.string().regex(SETTLEMENT_REFERENCE, 'a settlement line reference, e.g. STABCDEFGH0001'));
 export const paidBody = z.object({ utr: utrSchema, paidOn: isoDateSchema, amountPaise: paiseSchema.positive().optional() }).strict();
 export const failedBody = z.object({ reason: csvSafe(z.string().trim().min(3, 'say why the bank did not pay').max(500)), amountPaise: paiseSchema.positive().optional() }).strict();
-export const cancelBody = z.object({ reason: z.string().trim().min(3, 'a reason is required').max(500) }).strict();
+/** `confirmNotSubmitted`: finance's word that the batch's downloaded bank file never reached the
+ * bank; needed (and audited) to cancel a batch once its file was downloaded. */
+export const cancelBody = z.object({ reason: z.string().trim().min(3, 'a reason is required').max(500), confirmNotSubmitted: z.boolean().optional() }).strict();
 
 export interface SettlementDeps { temporal?: Client | undefined; config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> }
 

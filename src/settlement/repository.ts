@@ -10,7 +10,7 @@ import { planSettlement, type SkippedVendor } from './netting';
 import { batchIdForRun, lineReference } from './references';
 
 /** Two freezes at once would race for the same open lines; one waits for the other. */
-const FREEZE_LOCK = 7_233_104;
+export const FREEZE_LOCK = 7_233_104;
 
 export interface FreezeInput { runId: string; workflowId: string; from: string; to: string; vendorIds: string[] | null; actor: string }
 
@@ -29,6 +29,8 @@ export interface SettlementBatchView {
   id: string; workflowId: string; runId: string; from: string; to: string; vendorIds: string[] | null; status: BatchStatus;
   skipped: SkippedVendor[]; createdBy: string; createdAt: string; closedAt: string | null;
   cancelledBy: string | null; cancelReason: string | null; cancelledAt: string | null;
+  /** Its bank file's downloads (null: never downloaded): once downloaded, the bank may be paying it. */
+  bankFile: BankFileDownloads | null;
   totals: SettlementTotals; lines: SettlementLineView[];
 }
 
@@ -129,6 +131,7 @@ export async function readBatch(db: Pick<Db, 'query'>, batchId: string): Promise
     id: b.id, workflowId: b.workflow_id, runId: b.run_id, from: b.from, to: b.to, vendorIds: b.vendor_ids, status: b.status, skipped: b.skipped,
     createdBy: b.created_by, createdAt: b.created_at.toISOString(), closedAt: b.closed_at?.toISOString() ?? null,
     cancelledBy: b.cancelled_by, cancelReason: b.cancel_reason, cancelledAt: b.cancelled_at?.toISOString() ?? null,
+    bankFile: await bankFileDownloads(db, batchId),
     totals: totalsOf(lines), lines,
   };
 }
@@ -220,8 +223,13 @@ async function closeIfDecided(tx: Tx, batchId: string): Promise<BatchStatus> {
   return rowCount ? 'closed' : 'open';
 }
 
-/** A batch can be cancelled while none of its lines is paid: its lines return to the open ledger. */
-export async function cancelBatch(db: Db, input: { batchId: string; reason: string; actor: string }): Promise<SettlementBatchView> {
+export interface CancelInput { batchId: string; reason: string; actor: string; confirmNotSubmitted?: boolean | undefined }
+
+/** A batch can be cancelled while none of its lines is paid: its lines return to the open ledger,
+ * and the next run pays them. Once its bank file was downloaded the bank may be paying those lines
+ * already, so the cancel also needs finance's word that the file was never submitted to the bank
+ * (audited with the downloads); otherwise each line's answer is recorded, paid or failed. */
+export async function cancelBatch(db: Db, input: CancelInput): Promise<SettlementBatchView> {
   await inTransaction(db, async (tx) => {
     const { rows: [batch] } = await tx.query<{ status: BatchStatus }>('SELECT status FROM settlement_batches WHERE id = $1 FOR UPDATE', [input.batchId]);
     if (!batch) throw new AppError(404, 'not_found', `no settlement batch ${input.batchId}`);
@@ -229,12 +237,37 @@ export async function cancelBatch(db: Db, input: { batchId: string; reason: stri
     const { rows: paid } = await tx.query<{ reference: string }>(`SELECT reference FROM settlement_lines WHERE batch_id = $1 AND status = 'paid' ORDER BY reference`, [input.batchId]);
     if (paid.length > 0) throw new AppError(409, 'settlement_batch_has_paid_lines', `batch ${input.batchId} has paid line(s) ${paid.map((p) => p.reference).join(', ')}: record the rest as failed instead`, { lines: paid.map((p) => p.reference) });
     if (batch.status !== 'open') throw new AppError(409, 'settlement_batch_not_open', `batch ${input.batchId} is ${batch.status}`);
+    const downloads = await bankFileDownloads(tx, input.batchId);
+    if (downloads && input.confirmNotSubmitted !== true) throw await fileDownloadedRefusal(tx, input.batchId, downloads);
     await tx.query(`UPDATE settlement_line_members m SET active = false FROM settlement_lines l WHERE l.id = m.line_id AND l.batch_id = $1`, [input.batchId]);
     await tx.query(`UPDATE settlement_lines SET status = 'cancelled', decided_by = $2, decided_at = now() WHERE batch_id = $1 AND status = 'open'`, [input.batchId, input.actor]);
     await tx.query(`UPDATE settlement_batches SET status = 'cancelled', cancelled_by = $2, cancel_reason = $3, cancelled_at = now() WHERE id = $1`, [input.batchId, input.actor, input.reason]);
-    await audit(tx, input.batchId, null, input.actor, 'cancel', input.reason);
+    const confirmed = downloads ? `; bank file downloaded ${downloads.downloads} time(s) (last sha256 ${downloads.lastSha256}), confirmed not submitted to the bank` : '';
+    await audit(tx, input.batchId, null, input.actor, 'cancel', `${input.reason}${confirmed}`);
   });
   return (await readBatch(db, input.batchId))!;
+}
+
+/** The batch's bank file downloads (each audited as `bank_file`), or null when none. */
+export interface BankFileDownloads { downloads: number; lastDownloadedAt: string; lastDownloadedBy: string; lastSha256: string | null }
+
+async function bankFileDownloads(db: Pick<Db, 'query'>, batchId: string): Promise<BankFileDownloads | null> {
+  const { rows: [d] } = await db.query<{ n: number; at: Date | null; by: string | null; detail: string | null }>(
+    `SELECT count(*)::int AS n, max(created_at) AS at, (array_agg(actor ORDER BY id DESC))[1] AS by, (array_agg(detail ORDER BY id DESC))[1] AS detail
+       FROM settlement_actions WHERE batch_id = $1 AND action = 'bank_file'`,
+    [batchId],
+  );
+  if (!d || d.n === 0) return null;
+  return { downloads: d.n, lastDownloadedAt: d.at!.toISOString(), lastDownloadedBy: d.by!, lastSha256: /sha256 ([0-9a-f]{64})/.exec(d.detail ?? '')?.[1] ?? null };
+}
+
+async function fileDownloadedRefusal(tx: Tx, batchId: string, d: BankFileDownloads): Promise<AppError> {
+  const { rows } = await tx.query<{ reference: string }>(`SELECT reference FROM settlement_lines WHERE batch_id = $1 AND status = 'open' ORDER BY reference`, [batchId]);
+  return new AppError(409, 'settlement_batch_file_downloaded',
+    `batch ${batchId}'s bank file was downloaded (${d.downloads} time(s), last by ${d.lastDownloadedBy} at ${d.lastDownloadedAt}), so the bank may be paying its lines; `
+    + 'a cancelled batch\'s lines are paid again by the next run. Instead, record each line paid with its UTR or failed with the bank\'s reason (one by one or by the bank\'s response file). '
+    + 'Cancel only if the file was never submitted to the bank, saying so (confirmNotSubmitted: true); that is audited',
+    { batchId, field: 'confirmNotSubmitted', downloads: d.downloads, lastDownloadedAt: d.lastDownloadedAt, lastDownloadedBy: d.lastDownloadedBy, lines: rows.map((r) => r.reference) });
 }
 
 export type ImportRow = ({ status: 'paid' } & Omit<PaidInput, 'actor'>) | ({ status: 'failed' } & Omit<FailedInput, 'actor'>);

@@ -1,6 +1,7 @@
 /** Offline settlement (role `finance`, issue 20): start a settlement run for a period, read its batch,
  * download the bank bulk-payment file, record each line paid (the bank's UTR) or failed, import the
- * bank's response file, cancel a batch before any line is paid. Every decision is audited with its
+ * bank's response file, cancel a batch before any line is paid (after its bank file was downloaded,
+ * only with finance's word that the file never reached the bank). Every decision is audited with its
  * actor; a refused one names the line and field and changes nothing. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -56,10 +57,14 @@ export async function settlementRoutes(app: FastifyInstance, deps: ApiDeps): Pro
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${file.fileName}"`).header('cache-control', 'no-store').header('x-content-sha256', file.sha256).send(file.csv);
   });
 
-  app.post('/finance/settlement/batches/:batchId/cancel', documented(requires('finance'), { summary: 'Cancel a batch none of whose lines is paid: its lines return to the open offline ledger', tags: ['finance'], params: batchParams, body: cancelBody }), async (request) => {
+  app.post('/finance/settlement/batches/:batchId/cancel', documented(requires('finance'), {
+    summary: 'Cancel a batch none of whose lines is paid: its lines return to the open offline ledger', tags: ['finance'], params: batchParams, body: cancelBody,
+    description: 'Once its bank file was downloaded the bank may be paying its lines, so the cancel is refused (409 settlement_batch_file_downloaded): record each line paid or failed instead, '
+      + 'or, if the file was never submitted to the bank, say so with `confirmNotSubmitted: true` (audited with the downloads).',
+  }), async (request) => {
     const { batchId } = batchParams.parse(request.params);
-    const { reason } = cancelBody.parse(request.body ?? {});
-    const batch = await cancelBatch(deps.db, { batchId, reason, actor: auditActor(request) });
+    const { reason, confirmNotSubmitted } = cancelBody.parse(request.body ?? {});
+    const batch = await cancelBatch(deps.db, { batchId, reason, confirmNotSubmitted, actor: auditActor(request) });
     await tellRun(deps, [batchId]);
     return batch;
   });

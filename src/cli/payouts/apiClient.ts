@@ -142,6 +142,8 @@ const settlementBatchSchema = z.looseObject({
   skipped: z.array(z.looseObject({ vendorId: text, netPaise: int, lines: int, reason: text })),
   totals: z.looseObject({ lines: int, open: int, paid: int, failed: int, cancelled: int, amountPaise: int, paidPaise: int, openPaise: int }),
   lines: z.array(settlementLineSchema),
+  // Absent from an older API: read as never downloaded.
+  bankFile: z.looseObject({ downloads: int, lastDownloadedAt: text, lastDownloadedBy: text }).nullable().optional(),
 });
 export type SettlementBatch = z.infer<typeof settlementBatchSchema>;
 const settlementBatchListSchema = z.looseObject({
@@ -230,7 +232,7 @@ export function createApiClient(opts: ApiClientOptions) {
     settlementBatches: (query: Query) => call('GET', '/finance/settlement/batches', settlementBatchListSchema, { query }),
     settlementBatch: (batchId: string) => call('GET', `/finance/settlement/batches/${encodeURIComponent(batchId)}`, settlementBatchSchema),
     settlementBankFile: (batchId: string) => call('GET', `/finance/settlement/batches/${encodeURIComponent(batchId)}/bank-file`, text, { raw: true }),
-    cancelSettlement: (batchId: string, reason: string) => call('POST', `/finance/settlement/batches/${encodeURIComponent(batchId)}/cancel`, settlementBatchSchema, { body: { reason } }),
+    cancelSettlement: (batchId: string, body: { reason: string; confirmNotSubmitted?: boolean }) => call('POST', `/finance/settlement/batches/${encodeURIComponent(batchId)}/cancel`, settlementBatchSchema, { body }),
     settlementPaid: (reference: string, body: { utr: string; paidOn: string; amountPaise?: number }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/paid`, settlementDecisionSchema, { body }),
     settlementFailed: (reference: string, body: { reason: string }) => call('POST', `/finance/settlement/lines/${encodeURIComponent(reference)}/failed`, settlementDecisionSchema, { body }),
     importBankResponse: (fileName: string, csv: string) => call('POST', '/finance/settlement/bank-responses', z.looseObject({ results: z.array(settlementDecisionSchema) }), { body: { fileName, csv } }),

@@ -1,12 +1,13 @@
 /** Finance commands for offline settlement (role `finance`): freeze a period's open offline lines into
  * a batch, show it, write its bank file, record lines paid (UTR) or failed, import the bank's
- * response file, cancel a batch with nothing paid. */
+ * response file, cancel a batch with nothing paid (once its bank file was downloaded, only confirmed
+ * never submitted to the bank). */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import { formatRupees } from '../../domain/money';
 import { rupeesToPaise } from '../../recon/bankStatementCsv';
-import { type ApiClient, type SettlementBatch, type SettlementDecision } from './apiClient';
+import { ApiError, type ApiClient, type SettlementBatch, type SettlementDecision } from './apiClient';
 import { readCsvArgument, refusedFile } from './bank';
 import { connect, Failure, isoDayFlag, UsageError } from './context';
 import { renderTable, writeJson, writeLines, type Style } from './output';
@@ -107,14 +108,23 @@ export function registerSettlementCommands(program: Command): void {
     });
 
   settlement.command('cancel')
-    .description('cancel a batch none of whose lines is paid: its lines return to the open offline ledger')
+    .description('cancel a batch none of whose lines is paid: its lines return to the open offline ledger (once its bank file was downloaded, only with --confirm-not-submitted)')
     .argument('<batch>', 'a batch id (stb_…)')
     .requiredOption('--reason <text>', 'why')
-    .action(async (batchId: string, opts: { reason: string }, cmd: Command) => {
+    .option('--confirm-not-submitted', 'the bank file was downloaded but never submitted to the bank (audited); otherwise record each line paid or failed')
+    .action(async (batchId: string, opts: { reason: string; confirmNotSubmitted?: boolean }, cmd: Command) => {
       const ctx = connect(cmd, 'finance');
-      const batch = await ctx.api.cancelSettlement(batchId, opts.reason);
-      if (ctx.json) writeJson(batch);
-      else writeLines([`batch ${batch.id} cancelled: its ${batch.totals.lines} line(s) are open again`]);
+      try {
+        const batch = await ctx.api.cancelSettlement(batchId, { reason: opts.reason, ...(opts.confirmNotSubmitted ? { confirmNotSubmitted: true } : {}) });
+        if (ctx.json) writeJson(batch);
+        else writeLines([`batch ${batch.id} cancelled: its ${batch.totals.lines} line(s) are open again`]);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'settlement_batch_file_downloaded') {
+          throw new Failure(`${err.oneLine()}\n  payouts settlement paid <reference> --utr <UTR> --paid-on <day>, or failed <reference> --reason …; `
+            + `if the file never reached the bank: payouts settlement cancel ${batchId} --reason … --confirm-not-submitted`);
+        }
+        throw err;
+      }
     });
 }
 
@@ -135,6 +145,7 @@ export function batchLines(batch: SettlementBatch, style: Style): string[] {
   const lines = [
     `batch ${batch.id} (${batch.from} … ${batch.to}): ${batch.status}; ${t.lines} line(s), ${formatRupees(t.amountPaise)}; paid ${t.paid} (${formatRupees(t.paidPaise)}), open ${t.open}, failed ${t.failed}${t.cancelled ? `, cancelled ${t.cancelled}` : ''}`,
   ];
+  if (batch.bankFile) lines.push(`bank file downloaded ${batch.bankFile.downloads} time(s), last by ${batch.bankFile.lastDownloadedBy} at ${batch.bankFile.lastDownloadedAt}`);
   if (batch.lines.length > 0) {
     lines.push(...renderTable(['REFERENCE', 'VENDOR', 'BENEFICIARY', 'ACCOUNT', 'IFSC', 'AMOUNT', 'ORDERS', 'STATUS', 'UTR', 'PAID ON'],
       batch.lines.map((l) => [l.reference, l.vendorId, l.beneficiaryName, l.accountMasked, l.ifsc, formatRupees(l.amountPaise), l.members, l.status + (l.failureReason ? ` (${l.failureReason})` : ''), l.utr, l.paidOn]), style));
