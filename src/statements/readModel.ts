@@ -47,8 +47,8 @@ interface Row {
   settlement_id: string | null; settlement_utr: string | null;
 }
 
-/** Every line of the vendor's statement for the period, as rows (orders by `paid_at`, clawbacks by
- * when they were recorded, both in IST days). */
+/** Every line of the vendor's statement for the period, as rows (orders by `paid_at`, clawbacks and
+ * returned clawbacks by when they were recorded, both in IST days). */
 export async function readStatementRows(db: Queryable, vendorId: string, period: StatementPeriod): Promise<StatementRow[]> {
   const { rows } = await db.query<Row>(
     `SELECT 'order' AS kind, o.id AS order_id, o.paid_at AS at, o.employer_id,
@@ -72,11 +72,15 @@ export async function readStatementRows(db: Queryable, vendorId: string, period:
      UNION ALL
      SELECT 'refund_clawback', l.clawback_order_id, l.created_at, l.employer_id,
             NULL, NULL, NULL, NULL, NULL, NULL,
-            ${LEDGER_AND_BATCH_COLUMNS}, l.outside_refund_id,
+            ${LEDGER_AND_BATCH_COLUMNS}, COALESCE(l.outside_refund_id, returned.outside_refund_id),
             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
        FROM offline_ledger l
        ${BATCH_LINE}
-      WHERE l.vendor_id = $1 AND l.route = 'refund_clawback' AND l.created_at >= $2 AND l.created_at < $3`,
+       LEFT JOIN offline_ledger returned ON returned.id = l.returns_clawback_id
+      -- A clawback ops took back (they cancelled its payout) owes nothing unless a paid line netted it,
+      -- and then its clawback_returned line owes it to the vendor again.
+      WHERE l.vendor_id = $1 AND l.route IN ('refund_clawback', 'clawback_returned') AND l.created_at >= $2 AND l.created_at < $3
+        AND (l.taken_back_at IS NULL OR sl.status = 'paid')`,
     [vendorId, ...periodBounds(period)],
   );
   return rows.map(toStatementRow);

@@ -81,6 +81,7 @@ const id = (value: string | null): string => (value ? ` ${value}` : '');
 export function howPaidWords(line: Pick<StatementLine, 'kind' | 'paidBy' | 'cashKeptPaise' | 'refundId'>): string {
   const p = line.paidBy;
   const rail = railWords(p);
+  if (line.kind === 'refund_clawback' && p.amountPaise > 0) return `the clawback of refund${id(line.refundId)} returned (ops cancelled its payout after a settlement netted it): ${rail}`;
   if (line.kind === 'refund_clawback') return `refund${id(line.refundId)} made outside the app, clawed back: ${rail}`;
   return line.cashKeptPaise > 0 ? `cash ${rupees(line.cashKeptPaise)} kept at the counter; ${rail}` : rail;
 }

@@ -9,6 +9,7 @@ import type { Db } from '../../src/db/pool';
 import type { Gateway } from '../../src/gateway/types';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { http, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { expectLedgerTies } from './ledgerTie';
 import { eventually, payoutRow } from './payoutSeed';
 import { opsApi, PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
 
@@ -31,6 +32,10 @@ describe('payout batches: a refund made outside the app of a batched order', () 
     db = stack.db;
     gateway = h.gateway;
     await db.query(`UPDATE employer_vendor SET payout_schedule = 'hourly' WHERE employer_id = $1 AND vendor_id = $2`, [EMPLOYER, VENDOR]);
+  });
+
+  afterEach(async () => {
+    await expectLedgerTies(db);
   });
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { reconWorkflowId } from '../../src/contracts/recon';
 import { addDays, istDateOf } from '../../src/domain/calendar';
 import { reconWorkflow } from '../../src/workflows/recon';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
+import { expectLedgerTies } from './ledgerTie';
 import { eventually, seedPaidOrder, type SeededOrder } from './payoutSeed';
 import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
 
@@ -29,6 +30,10 @@ describe('payout batches: the batch transfer reversed after it paid', () => {
     });
     ({ db } = stack);
     await stack.sandbox.control.setPlatformBalance(10_000_000);
+  });
+
+  afterEach(async () => {
+    await expectLedgerTies(db);
   });
 
   afterAll(async () => {

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { istDateOf } from '../../src/domain/calendar';
 import type { Db } from '../../src/db/pool';
 import { http, seedPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';
+import { expectLedgerTies } from './ledgerTie';
 import { eventually, payoutRow } from './payoutSeed';
 import { call, cashOrder } from './offlineOrders';
 import { opsApi, PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
@@ -37,6 +38,10 @@ describe('a clawback netted into a settlement line, then its payout cancelled by
       env: { PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000', BANK_HOLIDAYS: '' },
     }));
     db = stack.db;
+  });
+
+  afterEach(async () => {
+    await expectLedgerTies(db);
   });
 
   afterAll(async () => {

@@ -102,6 +102,14 @@ describe('vendor statement lines', () => {
     });
   });
 
+  test('when ops cancelled the payout of a clawback a paid settlement had netted, then the returned clawback is owed to the vendor again, in words that say so', () => {
+    const returned = row({ kind: 'refund_clawback', order: null, refundId: 'rfnd_AAAAAAAAAAAAAA', ledger: { route: 'clawback_returned', amountPaise: 4_050, open: true } });
+    expect(statementLineOf(returned)).toMatchObject({
+      paidBy: { rail: 'offline', status: 'owed', amountPaise: 4_050 },
+      howPaid: 'the clawback of refund rfnd_AAAAAAAAAAAAAA returned (ops cancelled its payout after a settlement netted it): still owed ₹40.50 offline',
+    });
+  });
+
   test('when no rail accounts for a paid order (a status the statement does not know), then it is shown as unknown and its net counted as unexplained', () => {
     const s = buildStatement({ vendor: { id: 'v', name: 'V' }, period: { from: '2026-09-01', to: '2026-09-30' }, rows: [row({ payout: payout('reversed') })], generatedAt: AT });
     expect(s.lines[0]).toMatchObject({ paidBy: { rail: 'unknown', detail: 'payout reversed, not in the open offline ledger', amountPaise: 0 }, howPaid: 'not accounted for: payout reversed, not in the open offline ledger' });

@@ -1,0 +1,112 @@
+/** The ledger built from today's rail tables (issue 36, step 1): read every rail's rows, build the
+ * obligations and discharges (model.ts), and write them in ONE transaction that first empties the
+ * ledger, so a rebuild is the ledger as of one snapshot and the database's constraints (one active
+ * discharge per obligation, a discharge's amount = what it pays) are checked on all of it at commit.
+ * Until each rail writes the ledger itself (the next steps), this is the only place that derives
+ * "owed" and "paid" from the rails. */
+import { inTransaction, type Db, type Tx } from '../db/pool';
+import { buildLedger, type Ledger, type RailRows } from './model';
+
+type Queryable = Pick<Tx, 'query'>;
+
+/** Everything the model reads, as of the transaction's snapshot. */
+export async function readRailRows(db: Queryable): Promise<RailRows> {
+  const q = async <T>(sql: string): Promise<T[]> => (await db.query(sql)).rows as T[];
+  const big = (v: string | number | null) => BigInt(v ?? 0);
+  const [orderLines, otherLines, payouts, members, splits, employerDirect, reversals, settlementLines] = await Promise.all([
+    q<{ id: string; order_id: string; vendor_id: string; employer_id: string; amount_paise: string; route: string; payment_method: string; customer_share_paise: string }>(
+      `SELECT l.id::text, l.order_id, l.vendor_id, l.employer_id, l.amount_paise, l.route, o.payment_method, o.customer_share_paise
+         FROM offline_ledger l JOIN orders o ON o.id = l.order_id WHERE o.status = 'paid' ORDER BY l.id`),
+    q<{ id: string; vendor_id: string; employer_id: string; order_id: string | null; amount_paise: string; route: string;
+        taken_back_by: string | null; taken_back_reason: string | null; returned_by: string | null; returned_reason: string | null }>(
+      `SELECT l.id::text, l.vendor_id, l.employer_id, COALESCE(l.clawback_order_id, r.order_id) AS order_id, l.amount_paise, l.route, l.taken_back_by, l.taken_back_reason,
+              c.taken_back_by AS returned_by, c.taken_back_reason AS returned_reason
+         FROM offline_ledger l LEFT JOIN transfer_reversals r ON r.id = l.transfer_reversal_id LEFT JOIN offline_ledger c ON c.id = l.returns_clawback_id
+        WHERE l.order_id IS NULL ORDER BY l.id`),
+    q<{ id: string; order_id: string | null; batch_id: string | null; vendor_id: string; status: string; amount_paise: string; provider_transfer_id: string | null;
+        external_reference: string | null; idempotency_key: string; cancel_actor: string | null; cancel_reason: string | null }>(
+      `SELECT p.id::text, p.order_id, p.batch_id, p.vendor_id, p.status, p.amount_paise, p.provider_transfer_id, p.external_reference, p.idempotency_key,
+              c.actor AS cancel_actor, c.reason AS cancel_reason
+         FROM payouts p
+         LEFT JOIN orders o ON o.id = p.order_id
+         LEFT JOIN LATERAL (SELECT actor, reason FROM review_actions WHERE payout_id = p.id AND action = 'cancel' ORDER BY id DESC LIMIT 1) c ON true
+        WHERE p.batch_id IS NOT NULL OR o.status = 'paid' ORDER BY p.created_at, p.id`),
+    q<{ order_id: string; batch_id: string; amount_paise: string }>(
+      `SELECT m.order_id, m.batch_id, m.amount_paise FROM payout_batch_orders m ORDER BY m.batch_id, m.order_id`),
+    q<{ order_id: string; vendor_id: string; amount_paise: string; status: string; provider_transfer_id: string | null }>(
+      `SELECT s.order_id, s.vendor_id, s.amount_paise, s.status, s.provider_transfer_id FROM split_transfers s JOIN orders o ON o.id = s.order_id WHERE o.status = 'paid'`),
+    q<{ order_id: string; vendor_id: string }>(
+      `SELECT v.order_id, v.vendor_id FROM vendor_obligations v JOIN orders o ON o.id = v.order_id WHERE o.status = 'paid'`),
+    q<{ id: string; transfer_id: string; payout_id: string | null; amount_paise: string; transfer_amount_paise: string; owed_paise: string }>(
+      `SELECT id, transfer_id, payout_id::text, amount_paise, transfer_amount_paise, owed_paise FROM transfer_reversals WHERE payout_id IS NOT NULL ORDER BY recorded_at, id`),
+    q<{ id: string; vendor_id: string; reference: string; amount_paise: string; status: string; utr: string | null; members: string[] }>(
+      `SELECT sl.id::text, sl.vendor_id, sl.reference, sl.amount_paise, sl.status, sl.utr,
+              COALESCE(array_agg(m.ledger_id::text ORDER BY m.ledger_id) FILTER (WHERE m.active), '{}') AS members
+         FROM settlement_lines sl LEFT JOIN settlement_line_members m ON m.line_id = sl.id
+        GROUP BY sl.id ORDER BY sl.id`),
+  ]);
+  return {
+    orderLines: orderLines.map((r) => ({ ledgerId: r.id, orderId: r.order_id, vendorId: r.vendor_id, employerId: r.employer_id, amountPaise: big(r.amount_paise), route: r.route, paymentMethod: r.payment_method, customerSharePaise: big(r.customer_share_paise) })),
+    otherLines: otherLines.map((r) => ({
+      ledgerId: r.id, vendorId: r.vendor_id, employerId: r.employer_id, orderId: r.order_id, amountPaise: big(r.amount_paise), route: r.route,
+      takenBack: r.taken_back_by ? { actor: r.taken_back_by, reason: r.taken_back_reason ?? '' } : null,
+      returnedBy: r.returned_by ? { actor: r.returned_by, reason: r.returned_reason ?? '' } : null,
+    })),
+    payouts: payouts.map((r) => ({
+      id: r.id, orderId: r.order_id, batchId: r.batch_id, vendorId: r.vendor_id, status: r.status, amountPaise: big(r.amount_paise),
+      providerTransferId: r.provider_transfer_id, externalReference: r.external_reference, idempotencyKey: r.idempotency_key,
+      cancelledBy: r.cancel_actor ? { actor: r.cancel_actor, reason: r.cancel_reason ?? '' } : null,
+    })),
+    members: members.map((r) => ({ orderId: r.order_id, batchId: r.batch_id, amountPaise: big(r.amount_paise) })),
+    splits: splits.map((r) => ({ orderId: r.order_id, vendorId: r.vendor_id, amountPaise: big(r.amount_paise), status: r.status, providerTransferId: r.provider_transfer_id })),
+    employerDirect: employerDirect.map((r) => ({ orderId: r.order_id, vendorId: r.vendor_id })),
+    reversals: reversals.map((r) => ({ id: r.id, transferId: r.transfer_id, payoutId: r.payout_id, amountPaise: big(r.amount_paise), transferAmountPaise: big(r.transfer_amount_paise), owedPaise: big(r.owed_paise) })),
+    settlementLines: settlementLines.map((r) => ({ id: r.id, vendorId: r.vendor_id, reference: r.reference, amountPaise: big(r.amount_paise), status: r.status, utr: r.utr, memberLedgerIds: r.members })),
+  };
+}
+
+export interface BackfillResult { obligations: number; discharges: number; items: number; unplaced: string[] }
+
+/** Empties the ledger and writes it again from the rails, in one transaction (REPEATABLE READ: every
+ * rail read at one instant). The database refuses a ledger that breaks its constraints. */
+export async function rebuildLedger(db: Db): Promise<BackfillResult> {
+  return inTransaction(db, async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    // One rebuild at a time: a second waits, then builds from its own snapshot.
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('ledger_rebuild'))`);
+    const ledger = buildLedger(await readRailRows(tx));
+    await tx.query('DELETE FROM ledger_discharge_items');
+    await tx.query('DELETE FROM ledger_discharges');
+    await tx.query('DELETE FROM ledger_obligations');
+    return { ...(await writeLedger(tx, ledger)), unplaced: ledger.unplaced };
+  });
+}
+
+/** Bulk writes (one statement per table, arrays unnested), so a day of orders is three statements. */
+async function writeLedger(tx: Tx, ledger: Ledger): Promise<Omit<BackfillResult, 'unplaced'>> {
+  const o = ledger.obligations;
+  const { rows: ids } = await tx.query<{ id: string; source: string }>(
+    `INSERT INTO ledger_obligations (source, vendor_id, employer_id, order_id, batch_id, cause, amount_paise, rail, reason, actor)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])
+     RETURNING id::text, source`,
+    [o.map((x) => x.source), o.map((x) => x.vendorId), o.map((x) => x.employerId), o.map((x) => x.orderId), o.map((x) => x.batchId),
+      o.map((x) => x.cause), o.map((x) => x.amountPaise.toString()), o.map((x) => x.rail), o.map((x) => x.reason ?? null), o.map((x) => x.actor ?? null)],
+  );
+  const obligationId = new Map(ids.map((r) => [r.source, r.id]));
+  const d = ledger.discharges;
+  const { rows: written } = await tx.query<{ id: string; kind: string; instrument: string }>(
+    `INSERT INTO ledger_discharges (vendor_id, kind, instrument, provider_ref, amount_paise, state)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+     RETURNING id::text, kind, instrument`,
+    [d.map((x) => x.vendorId), d.map((x) => x.kind), d.map((x) => x.instrument), d.map((x) => x.providerRef), d.map((x) => x.amountPaise.toString()), d.map((x) => x.state)],
+  );
+  const dischargeId = new Map(written.map((r) => [`${r.kind} ${r.instrument}`, r.id]));
+  const amountOf = new Map(o.map((x) => [x.source, x.amountPaise]));
+  const items = d.flatMap((x) => x.pays.map((source) => [dischargeId.get(`${x.kind} ${x.instrument}`)!, obligationId.get(source)!, amountOf.get(source)!.toString()] as const));
+  await tx.query(
+    `INSERT INTO ledger_discharge_items (discharge_id, obligation_id, amount_paise)
+     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])`,
+    [items.map((x) => x[0]), items.map((x) => x[1]), items.map((x) => x[2])],
+  );
+  return { obligations: o.length, discharges: d.length, items: items.length };
+}
