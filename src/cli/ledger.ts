@@ -1,52 +1,26 @@
 /** `npm run ledger [-- --json]`: builds the ledger from today's rail tables (src/ledger/backfill.ts:
  * one transaction, the database's constraints checked on all of it) and ties each vendor's balance to
- * its statement (src/ledger/statementTie.ts). Talks to PostgreSQL directly (DATABASE_URL), like
- * `npm run keys`. Exit codes: 0 every vendor ties, 1 a difference, a row the model cannot place or a
- * failure (a constraint the rails' rows break is one: the rebuild is refused whole), 2 bad input. */
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/config';
-import { createPool, poolOptionsFrom } from '../db/pool';
+ * its statement (src/ledger/statementTie.ts). Talks to PostgreSQL directly (DATABASE_URL). Exit
+ * codes: 0 every vendor ties, 1 a difference, a row the model cannot place or a failure (a constraint
+ * the rails' rows break is one: the rebuild is refused whole), 2 bad input. */
 import { formatRupees } from '../domain/money';
 import { rebuildLedger } from '../ledger/backfill';
 import { readVendorTies, tieDifferences } from '../ledger/statementTie';
+import { runJsonReportCli } from './jsonReportCli';
 
-class UsageError extends Error {}
-
-async function main(argv: string[]): Promise<number> {
-  let json = false;
-  try {
-    json = parseArgs({ args: argv, options: { json: { type: 'boolean' } } }).values.json === true;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+runJsonReportCli('ledger', 'the database whose ledger to build', async (db, { json, print }) => {
+  if (!json) print('building the ledger from the rails (one transaction)…');
+  const started = Date.now();
+  const built = await rebuildLedger(db);
+  const ties = await readVendorTies(db);
+  const differences = ties.flatMap(tieDifferences);
+  if (json) {
+    print(JSON.stringify({ ...built, vendors: ties.length, differences }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  } else {
+    print(`${built.obligations} obligations, ${built.discharges} discharges (${built.items} items) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const u of built.unplaced) print(`  not placed: ${u}`);
+    print(`${ties.length} vendors checked against their statements: ${differences.length === 0 ? 'every one ties to the paisa' : `${differences.length} difference(s)`}`);
+    for (const d of differences) print(`  ${d.vendorId} ${d.figure}: ledger ${formatRupees(Number(d.ledgerPaise))}, statement ${formatRupees(Number(d.statementPaise))}`);
   }
-  const config = loadConfig();
-  if (!config.DATABASE_URL) throw new UsageError('DATABASE_URL is required (the database whose ledger to build)');
-  const db = createPool(config.DATABASE_URL, { ...poolOptionsFrom(config), max: 2 });
-  try {
-    if (!json) print('building the ledger from the rails (one transaction)…');
-    const started = Date.now();
-    const built = await rebuildLedger(db);
-    const ties = await readVendorTies(db);
-    const differences = ties.flatMap(tieDifferences);
-    if (json) {
-      print(JSON.stringify({ ...built, vendors: ties.length, differences }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-    } else {
-      print(`${built.obligations} obligations, ${built.discharges} discharges (${built.items} items) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      for (const u of built.unplaced) print(`  not placed: ${u}`);
-      print(`${ties.length} vendors checked against their statements: ${differences.length === 0 ? 'every one ties to the paisa' : `${differences.length} difference(s)`}`);
-      for (const d of differences) print(`  ${d.vendorId} ${d.figure}: ledger ${formatRupees(Number(d.ledgerPaise))}, statement ${formatRupees(Number(d.statementPaise))}`);
-    }
-    return built.unplaced.length === 0 && differences.length === 0 ? 0 : 1;
-  } finally {
-    await db.end();
-  }
-}
-
-function print(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`${err instanceof UsageError ? `usage: npm run ledger [-- --json]\n${err.message}` : (err instanceof Error ? err.stack ?? err.message : String(err))}\n`);
-  process.exit(err instanceof UsageError ? 2 : 1);
+  return built.unplaced.length === 0 && differences.length === 0 ? 0 : 1;
 });

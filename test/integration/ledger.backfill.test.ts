@@ -12,6 +12,7 @@ import { rebuildLedger } from '../../src/ledger/backfill';
 import { readVendorTies, tieDifferences } from '../../src/ledger/statementTie';
 import { markPaid } from '../../src/moneyin/markPaid';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
+import { startAppProcess } from '../support/processes';
 import { eventually, payoutRow, seedPaidOrder, type SeededOrder } from './payoutSeed';
 import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
 
@@ -125,6 +126,26 @@ describe('the ledger under every rail, built from today\'s tables', () => {
     expect(await balance(directVendor)).toEqual({ owed: NET, paid: NET, in_flight: 0, open: 0 });
     // A rebuild is the same ledger again, not a second one.
     expect(await rebuildLedger(db)).toMatchObject({ obligations: built.obligations, discharges: built.discharges, items: built.items });
+
+    // Finance's command says the same, as its own process against the same database.
+    const cli = startAppProcess('src/cli/ledger.ts', { DATABASE_URL: stack.config.DATABASE_URL!, LOG_LEVEL: 'warn' }, []);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toContain(`${built.obligations} obligations, ${built.discharges} discharges (${built.items} items)`);
+    expect(cli.output()).toMatch(/\d+ vendors checked against their statements: every one ties to the paisa/);
+  });
+
+  test('when the rails show an order paid twice (its transfer settled and a Route split processed for it), then the rebuild names the second instrument, writes only the first, and the command exits 1', async () => {
+    const account = await control().createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    expect(await settle(order)).toMatchObject({ status: 'settled' });
+    await db.query(`INSERT INTO split_transfers (order_id, vendor_id, linked_account_id, amount_paise, gateway_order_id, provider_transfer_id, status)
+                    VALUES ($1, $2, $3, $4, 'order_twice', 'trf_PaidTwice0001', 'processed')`, [order.orderId, order.vendorId, account, NET]);
+    const built = await rebuildLedger(db);
+    expect(built.unplaced).toEqual([`split trf_PaidTwice0001 would pay order:${order.orderId}, which another instrument already pays`]);
+    const cli = startAppProcess('src/cli/ledger.ts', { DATABASE_URL: stack.config.DATABASE_URL!, LOG_LEVEL: 'warn' }, []);
+    expect(await cli.exited).toBe(1);
+    expect(cli.output()).toContain('not placed: split trf_PaidTwice0001');
+    await db.query('DELETE FROM split_transfers WHERE order_id = $1', [order.orderId]);
   });
 
   test('when a second instrument would pay an obligation an instrument already pays, or a discharge does not sum to what it pays, then the database refuses it', async () => {

@@ -17,7 +17,7 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-export function startAppProcess(entry: 'src/worker.ts' | 'src/api/main.ts' | 'src/cli/keys.ts' | 'src/cli/csvUnsafeReport.ts', env: Record<string, string>, args: string[] = []): AppProcess {
+export function startAppProcess(entry: 'src/worker.ts' | 'src/api/main.ts' | 'src/cli/keys.ts' | 'src/cli/csvUnsafeReport.ts' | 'src/cli/ledger.ts', env: Record<string, string>, args: string[] = []): AppProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
