@@ -204,13 +204,14 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return joinPayoutBatch(db, orderId, capture, policy);
     },
 
-    /** The batch an order joined gets its run (signal-with-start); idempotent. Null when the order is
-     * in no batch: its join was lost with a database restored to before it (the run follows the row). */
+    /** The batch an order joined gets its run (a start that finds it running adds nothing to its
+     * history: the member is the row); idempotent. Null when the order is in no batch: its join was
+     * lost with a database restored to before it (the run follows the row). */
     async startBatchRunFor(orderId: string): Promise<{ batchId: string; cutoffAt: string } | null> {
       const batch = await batchOfOrder(db, orderId);
       if (!batch) return null;
       const { client, info } = Context.current();
-      await startBatchRun(client, workflowTaskQueueOf(info.taskQueue), batch, orderId);
+      await startBatchRun(client, workflowTaskQueueOf(info.taskQueue), batch);
       return batch;
     },
 

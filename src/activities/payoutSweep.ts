@@ -52,7 +52,7 @@ interface OpenPayoutRow { order_id: string; batch_id: string | null; cutoff_at: 
 /** An order's payout wakes its payoutWorkflow; a batch's own payout its payoutBatchWorkflow (after a
  * completed run, by the batch's key: the new run finds the closed batch's payout and claims it). */
 function wakeOpenPayout(client: Client, taskQueue: string, row: OpenPayoutRow, opts: { afterCompletedRun?: boolean } = {}): Promise<'running' | 'closed'> {
-  if (row.batch_id && row.cutoff_at && !opts.afterCompletedRun) return startBatchRun(client, taskQueue, { batchId: row.batch_id, cutoffAt: row.cutoff_at.toISOString() }, null);
+  if (row.batch_id && row.cutoff_at && !opts.afterCompletedRun) return startBatchRun(client, taskQueue, { batchId: row.batch_id, cutoffAt: row.cutoff_at.toISOString() });
   return wakePayoutWorkflow(client, taskQueue, row.order_id, { amountPaise: row.amount_paise, vendorId: row.vendor_id }, opts);
 }
 
@@ -99,7 +99,7 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
         const run = await batchRunState(client, b.id);
         let woken: 'running' | 'closed' = 'closed';
         if (run === 'completed') woken = await closeForgottenBatch(client, taskQueue, b.id);
-        else if (run === 'none' && b.overdue) woken = await startBatchRun(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() }, null);
+        else if (run === 'none' && b.overdue) woken = await startBatchRun(client, taskQueue, { batchId: b.id, cutoffAt: b.cutoff_at.toISOString() });
         if (woken === 'running') started += 1;
       } catch (err) {
         logger.error({ err, batchId: b.id }, 'sweep could not start a batch\'s run');

@@ -1,6 +1,7 @@
 /** Contract of the batch workflow (issue 22 item 4): one run per batch, id `payout-<batchId>` (the
  * payout key of the batch's own payout row, so the ops API's signals and the Web UI's links reach it
- * as they reach an order's run), started with signal-with-start by every order that joins. */
+ * as they reach an order's run). Every order that joins makes sure the run exists with a start that
+ * uses the running one; members are rows, never signals (issue 36 item 5: payouts/batchStarter.ts). */
 import { defineSignal } from '@temporalio/workflow';
 import { PAYOUT_START_POLICIES, payoutWorkflowId } from './payout';
 
@@ -25,7 +26,9 @@ export interface PayoutBatchWorkflowInput {
   cutoffAt: string;
 }
 
-/** Sent with the start by every order that joins: the run counts its members for the Web UI. */
+/** Sent with the start by every order that joined before issue 36 item 5 (a signal per member). No
+ * longer sent; still handled, so runs of that time replay and joiners of an older build in a rolling
+ * deploy are heard. */
 export const batchOrderJoinedSignal = defineSignal<[{ orderId: string }]>('batchOrderJoined');
 
 /** Ops close a batch before its cutoff (the console and the CLI): the run closes it and pays now. */

@@ -1,9 +1,12 @@
 /** payoutBatchWorkflow, id `payout-<batchId>` (issue 22 item 4): one run per batch of a scheduled
- * employer–vendor pair. Orders join with signal-with-start; the run sleeps until the cutoff (or ops
- * close it early), closes the batch (its sum fixed, its own payout row written), then takes that row
- * through the very state machine an order's payout runs (payout/steps.ts): claim, ONE transfer with
- * the batch id as its first idempotency key and in its notes, three-valued outcome, notes-based
- * resolver, attempt cap and parking, settlement. The members' rows take its final status. */
+ * employer–vendor pair. Orders join as rows in payout_batch_orders; the first joiner's start creates
+ * the run and later joiners' starts find it running, adding nothing to its history (issue 36 item 5:
+ * its size does not depend on the member count). The run sleeps until the cutoff (or ops close it
+ * early), closes the batch (the members' sum read from the database, its own payout row written),
+ * then takes that row through the very state machine an order's payout runs (payout/steps.ts):
+ * claim, ONE transfer with the batch id as its first idempotency key and in its notes, three-valued
+ * outcome, notes-based resolver, attempt cap and parking, settlement. The members' rows take its
+ * final status. */
 import { condition, continueAsNew, setHandler } from '@temporalio/workflow';
 import type { PayoutWorkflowResult } from '../contracts/payout';
 import { batchOrderJoinedSignal, closeBatchNowSignal, type PayoutBatchWorkflowInput } from '../contracts/payoutBatch';
@@ -14,8 +17,10 @@ import { runPayoutSteps, type PayoutContext } from './payout/steps';
 export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Promise<PayoutWorkflowResult> {
   const run = new PayoutRun(input.batchId);
   let closeNow = false;
+  // Only runs started before issue 36 item 5 (and joiners of an older build) hear this: a handler adds
+  // no command, so registering it keeps those histories replaying as recorded.
   setHandler(batchOrderJoinedSignal, ({ orderId }) => { if (orderId) run.note('batch', `order ${orderId} joined`); },
-    { description: 'An order joined this batch (sent with the start by every joiner).' });
+    { description: 'Sent by joiners before issue 36 item 5 (members are rows now); kept for runs of that time.' });
   setHandler(closeBatchNowSignal, ({ actor }) => { closeNow = true; run.note('batch', `closed early by ${actor}`); },
     { description: 'Close the batch now instead of at its cutoff, and pay it.' });
 

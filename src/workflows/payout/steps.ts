@@ -182,8 +182,9 @@ export const finish: PayoutStep = async ({ run, key }) => {
   return { kind: 'finished', orderId: key, payoutId: p.id, status: p.status, attempts: p.attempts };
 };
 
-/** `batched`: the batch's run pays the order. Make sure it is there (signal-with-start, so a join whose
- * start was lost still gets one), then end: the order's row takes the batch's final status. */
+/** `batched`: the batch's run pays the order. Make sure it is there (an idempotent start that sends the
+ * run nothing, so a join whose start was lost still gets one), then end: the order's row takes the
+ * batch's final status. */
 export const followBatch: PayoutStep = async ({ run, key, db }) => {
   const batch = await remoteDb.startBatchRunFor(key);
   if (!batch) {
