@@ -13,17 +13,18 @@ type Queryable = Pick<Tx, 'query'>;
 export async function readRailRows(db: Queryable): Promise<RailRows> {
   const q = async <T>(sql: string): Promise<T[]> => (await db.query(sql)).rows as T[];
   const big = (v: string | number | null) => BigInt(v ?? 0);
-  const [orderLines, otherLines, payouts, members, splits, employerDirect, reversals, settlementLines] = await Promise.all([
-    q<{ id: string; order_id: string; vendor_id: string; employer_id: string; amount_paise: string; route: string; payment_method: string; customer_share_paise: string }>(
+  // One after another: one transaction is one connection, which runs one query at a time.
+  const [orderLines, otherLines, payouts, members, splits, employerDirect, reversals, settlementLines] = await inSequence([
+    () => q<{ id: string; order_id: string; vendor_id: string; employer_id: string; amount_paise: string; route: string; payment_method: string; customer_share_paise: string }>(
       `SELECT l.id::text, l.order_id, l.vendor_id, l.employer_id, l.amount_paise, l.route, o.payment_method, o.customer_share_paise
          FROM offline_ledger l JOIN orders o ON o.id = l.order_id WHERE o.status = 'paid' ORDER BY l.id`),
-    q<{ id: string; vendor_id: string; employer_id: string; order_id: string | null; amount_paise: string; route: string;
+    () => q<{ id: string; vendor_id: string; employer_id: string; order_id: string | null; amount_paise: string; route: string;
         taken_back_by: string | null; taken_back_reason: string | null; returned_by: string | null; returned_reason: string | null }>(
       `SELECT l.id::text, l.vendor_id, l.employer_id, COALESCE(l.clawback_order_id, r.order_id) AS order_id, l.amount_paise, l.route, l.taken_back_by, l.taken_back_reason,
               c.taken_back_by AS returned_by, c.taken_back_reason AS returned_reason
          FROM offline_ledger l LEFT JOIN transfer_reversals r ON r.id = l.transfer_reversal_id LEFT JOIN offline_ledger c ON c.id = l.returns_clawback_id
         WHERE l.order_id IS NULL ORDER BY l.id`),
-    q<{ id: string; order_id: string | null; batch_id: string | null; vendor_id: string; status: string; amount_paise: string; provider_transfer_id: string | null;
+    () => q<{ id: string; order_id: string | null; batch_id: string | null; vendor_id: string; status: string; amount_paise: string; provider_transfer_id: string | null;
         external_reference: string | null; idempotency_key: string; cancel_actor: string | null; cancel_reason: string | null }>(
       `SELECT p.id::text, p.order_id, p.batch_id, p.vendor_id, p.status, p.amount_paise, p.provider_transfer_id, p.external_reference, p.idempotency_key,
               c.actor AS cancel_actor, c.reason AS cancel_reason
@@ -31,20 +32,20 @@ export async function readRailRows(db: Queryable): Promise<RailRows> {
          LEFT JOIN orders o ON o.id = p.order_id
          LEFT JOIN LATERAL (SELECT actor, reason FROM review_actions WHERE payout_id = p.id AND action = 'cancel' ORDER BY id DESC LIMIT 1) c ON true
         WHERE p.batch_id IS NOT NULL OR o.status = 'paid' ORDER BY p.created_at, p.id`),
-    q<{ order_id: string; batch_id: string; amount_paise: string }>(
+    () => q<{ order_id: string; batch_id: string; amount_paise: string }>(
       `SELECT m.order_id, m.batch_id, m.amount_paise FROM payout_batch_orders m ORDER BY m.batch_id, m.order_id`),
-    q<{ order_id: string; vendor_id: string; amount_paise: string; status: string; provider_transfer_id: string | null }>(
+    () => q<{ order_id: string; vendor_id: string; amount_paise: string; status: string; provider_transfer_id: string | null }>(
       `SELECT s.order_id, s.vendor_id, s.amount_paise, s.status, s.provider_transfer_id FROM split_transfers s JOIN orders o ON o.id = s.order_id WHERE o.status = 'paid'`),
-    q<{ order_id: string; vendor_id: string }>(
+    () => q<{ order_id: string; vendor_id: string }>(
       `SELECT v.order_id, v.vendor_id FROM vendor_obligations v JOIN orders o ON o.id = v.order_id WHERE o.status = 'paid'`),
-    q<{ id: string; transfer_id: string; payout_id: string | null; amount_paise: string; transfer_amount_paise: string; owed_paise: string }>(
+    () => q<{ id: string; transfer_id: string; payout_id: string | null; amount_paise: string; transfer_amount_paise: string; owed_paise: string }>(
       `SELECT id, transfer_id, payout_id::text, amount_paise, transfer_amount_paise, owed_paise FROM transfer_reversals WHERE payout_id IS NOT NULL ORDER BY recorded_at, id`),
-    q<{ id: string; vendor_id: string; reference: string; amount_paise: string; status: string; utr: string | null; members: string[] }>(
+    () => q<{ id: string; vendor_id: string; reference: string; amount_paise: string; status: string; utr: string | null; members: string[] }>(
       `SELECT sl.id::text, sl.vendor_id, sl.reference, sl.amount_paise, sl.status, sl.utr,
               COALESCE(array_agg(m.ledger_id::text ORDER BY m.ledger_id) FILTER (WHERE m.active), '{}') AS members
          FROM settlement_lines sl LEFT JOIN settlement_line_members m ON m.line_id = sl.id
         GROUP BY sl.id ORDER BY sl.id`),
-  ]);
+  ] as const);
   return {
     orderLines: orderLines.map((r) => ({ ledgerId: r.id, orderId: r.order_id, vendorId: r.vendor_id, employerId: r.employer_id, amountPaise: big(r.amount_paise), route: r.route, paymentMethod: r.payment_method, customerSharePaise: big(r.customer_share_paise) })),
     otherLines: otherLines.map((r) => ({
@@ -63,6 +64,13 @@ export async function readRailRows(db: Queryable): Promise<RailRows> {
     reversals: reversals.map((r) => ({ id: r.id, transferId: r.transfer_id, payoutId: r.payout_id, amountPaise: big(r.amount_paise), transferAmountPaise: big(r.transfer_amount_paise), owedPaise: big(r.owed_paise) })),
     settlementLines: settlementLines.map((r) => ({ id: r.id, vendorId: r.vendor_id, reference: r.reference, amountPaise: big(r.amount_paise), status: r.status, utr: r.utr, memberLedgerIds: r.members })),
   };
+}
+
+/** Runs each read after the one before, keeping each result's type. */
+async function inSequence<T extends readonly (() => Promise<unknown>)[]>(reads: T): Promise<{ [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  const out: unknown[] = [];
+  for (const read of reads) out.push(await read());
+  return out as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
 }
 
 export interface BackfillResult { obligations: number; discharges: number; items: number; unplaced: string[] }

@@ -14,7 +14,7 @@ import { markPaid } from '../../src/moneyin/markPaid';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { startAppProcess } from '../support/processes';
 import { eventually, payoutRow, seedPaidOrder, type SeededOrder } from './payoutSeed';
-import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+import { opsApi, startBatchPayoutStack, type PayoutStack } from './payoutStack';
 
 const NET = 8_100;
 
@@ -23,13 +23,8 @@ describe('the ledger under every rail, built from today\'s tables', () => {
   let db: Db;
 
   beforeAll(async () => {
-    stack = await startPayoutStack({
-      name: 'ledger-backfill',
-      sandbox: { transferProcessingDelayMs: 200 },
-      env: { PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
-    });
+    stack = await startBatchPayoutStack('ledger-backfill');
     ({ db } = stack);
-    await stack.sandbox.control.setPlatformBalance(10_000_000);
   });
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { attemptOutcomes, eventually, seedPaidOrder, type SeededOrder } from './payoutSeed';
-import { startPayoutStack, type PayoutStack } from './payoutStack';
+import { startBatchPayoutStack, type PayoutStack } from './payoutStack';
 
 const NET = 8_100;
 
@@ -22,17 +22,9 @@ describe('payouts: a batch whose close a restore forgot', () => {
   let control: SandboxControl;
 
   beforeAll(async () => {
-    stack = await startPayoutStack({
-      name: 'payout-batch-restore',
-      sandbox: { transferProcessingDelayMs: 200 },
-      env: {
-        GATEWAY_TIMEOUT_MS: '1500', PAYOUT_TRANSFER_TIMEOUT_MS: '4000', PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
-        PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_RESOLVER_RETRY_MS: '300', PAYOUT_STALE_CLAIM_MS: '5000', PAYOUT_HUMAN_RECHECK_MS: '60000',
-      },
-    });
+    stack = await startBatchPayoutStack('payout-batch-restore');
     ({ db } = stack);
     control = stack.sandbox.control;
-    await control.setPlatformBalance(10_000_000);
   });
 
   afterAll(async () => {

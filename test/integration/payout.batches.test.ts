@@ -16,7 +16,7 @@ import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder, type SeededOrder } from './payoutSeed';
-import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
+import { opsApi, startBatchPayoutStack, type PayoutStack } from './payoutStack';
 
 const NET = 8_100;
 
@@ -27,17 +27,9 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
   const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 800 };
 
   beforeAll(async () => {
-    stack = await startPayoutStack({
-      name: 'payout-batches',
-      sandbox: { transferProcessingDelayMs: 200 },
-      env: {
-        GATEWAY_TIMEOUT_MS: '1500', PAYOUT_TRANSFER_TIMEOUT_MS: '4000', PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
-        PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_RESOLVER_RETRY_MS: '300', PAYOUT_STALE_CLAIM_MS: '5000', PAYOUT_HUMAN_RECHECK_MS: '60000',
-      },
-    });
+    stack = await startBatchPayoutStack('payout-batches');
     ({ db } = stack);
     control = stack.sandbox.control;
-    await control.setPlatformBalance(10_000_000);
   });
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { joinPayoutBatch } from '../../src/payouts/batches';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { eventually, recordHistory, seedPaidOrder, type SeededOrder } from './payoutSeed';
-import { startPayoutStack, type PayoutStack } from './payoutStack';
+import { startBatchPayoutStack, type PayoutStack } from './payoutStack';
 
 const NET = 8_100;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -24,17 +24,9 @@ describe('payouts: a batch run\'s history does not grow with the orders that joi
   const policy = { attemptCap: 5, retryBackoffMs: 200, retryBackoffMaxMs: 800 };
 
   beforeAll(async () => {
-    stack = await startPayoutStack({
-      name: 'payout-batches-size',
-      sandbox: { transferProcessingDelayMs: 200 },
-      env: {
-        GATEWAY_TIMEOUT_MS: '1500', PAYOUT_TRANSFER_TIMEOUT_MS: '4000', PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
-        PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_RESOLVER_RETRY_MS: '300', PAYOUT_STALE_CLAIM_MS: '5000', PAYOUT_HUMAN_RECHECK_MS: '60000',
-      },
-    });
+    stack = await startBatchPayoutStack('payout-batches-size');
     ({ db } = stack);
     control = stack.sandbox.control;
-    await control.setPlatformBalance(10_000_000);
   });
 
   afterAll(async () => {

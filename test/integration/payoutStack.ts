@@ -88,3 +88,18 @@ export async function startPayoutStackWithPair(opts: { name: string; env?: Recor
   await stack.sandbox.control.setPlatformBalance(10_000_000);
   return { stack, h, linkedAccountId: linkedAccountId! };
 }
+
+/** The stack the batch tests share: short timeouts and backoffs, settlement polled every second, a
+ * human recheck that never fires during a test, and a platform balance that never runs out. */
+export async function startBatchPayoutStack(name: string): Promise<PayoutStack> {
+  const stack = await startPayoutStack({
+    name,
+    sandbox: { transferProcessingDelayMs: 200 },
+    env: {
+      GATEWAY_TIMEOUT_MS: '1500', PAYOUT_TRANSFER_TIMEOUT_MS: '4000', PAYOUT_RETRY_BACKOFF_MS: '200', PAYOUT_RETRY_BACKOFF_MAX_MS: '800',
+      PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_RESOLVER_RETRY_MS: '300', PAYOUT_STALE_CLAIM_MS: '5000', PAYOUT_HUMAN_RECHECK_MS: '60000',
+    },
+  });
+  await stack.sandbox.control.setPlatformBalance(10_000_000);
+  return stack;
+}
