@@ -325,6 +325,7 @@ export async function linesForBankFile(tx: Pick<Db, 'query'>, batchId: string): 
   return rows.map((r) => ({ reference: r.reference, vendorId: r.vendor_id, amountPaise: Number(r.amount_paise), beneficiaryName: r.beneficiary_name, ifsc: r.ifsc }));
 }
 
-export async function recordBankFileDownload(db: Db, batchId: string, actor: string, sha256: string, lines: number): Promise<void> {
-  await inTransaction(db, (tx) => audit(tx, batchId, null, actor, 'bank_file', `${lines} line(s), sha256 ${sha256}`));
+/** In the download's transaction (bankFileDownload.ts), which holds the batch FOR SHARE. */
+export async function recordBankFileDownload(tx: Tx, batchId: string, actor: string, sha256: string, lines: number): Promise<void> {
+  await audit(tx, batchId, null, actor, 'bank_file', `${lines} line(s), sha256 ${sha256}`);
 }

@@ -127,4 +127,28 @@ describe('cancelling a settlement batch after its bank file was downloaded', () 
     expect([cancelled.status, cancelled.headers.get('location')]).toEqual([303, `/console/settlement/batches/${batchId}?done=cancelled`]);
     expect((await stack.db.query<{ detail: string }>(`SELECT detail FROM settlement_actions WHERE batch_id = $1 AND action = 'cancel'`, [batchId])).rows[0]!.detail).toContain('confirmed not submitted to the bank');
   });
+
+  test('when finance cancel while the bank file is being written, then the cancel waits for the download and is refused: no file goes out for lines a cancel freed', async () => {
+    vendor = await offlineVendor(stack, employerId, { name: 'Race Bhavan' });
+    await subsidisedOrder(stack, employerId, vendor.vendorId, 20_000);
+    const started = await finance('POST', '/finance/settlement/runs', { from: today, to: today, vendorIds: [vendor.vendorId] });
+    const run = await eventually(() => finance('GET', `/finance/settlement/runs/${started.body.workflowId}`), (r) => r.status === 200 && !!r.body.live?.progress?.batchId, 20_000);
+    const batchId = run.body.live.progress.batchId as string;
+    // The download's audit row is written 1.5 s after its checks: the cancel comes in that gap.
+    await stack.db.query(`CREATE FUNCTION test_slow_download() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'bank_file' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$`);
+    await stack.db.query('CREATE TRIGGER test_slow_download BEFORE INSERT ON settlement_actions FOR EACH ROW EXECUTE FUNCTION test_slow_download()');
+    try {
+      const download = finance('GET', `/finance/settlement/batches/${batchId}/bank-file`);
+      await new Promise((r) => setTimeout(r, 400));
+      const cancel = await finance('POST', `/finance/settlement/batches/${batchId}/cancel`, { reason: 'cancelled while the file was written' });
+      expect((await download).status).toBe(200);
+      expect([cancel.status, cancel.body.error?.code]).toEqual([409, 'settlement_batch_file_downloaded']);
+      expect((await finance('GET', `/finance/settlement/batches/${batchId}`)).body).toMatchObject({ status: 'open', bankFile: { downloads: 1 } });
+      expect(await openLedger()).toEqual([[18_000, 'frozen']]);
+    } finally {
+      await stack.db.query('DROP TRIGGER test_slow_download ON settlement_actions');
+      await stack.db.query('DROP FUNCTION test_slow_download()');
+    }
+  });
 });
