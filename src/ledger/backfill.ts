@@ -25,9 +25,11 @@ export async function readRailRows(db: Queryable): Promise<RailRows> {
          FROM offline_ledger l LEFT JOIN transfer_reversals r ON r.id = l.transfer_reversal_id LEFT JOIN offline_ledger c ON c.id = l.returns_clawback_id
         WHERE l.order_id IS NULL ORDER BY l.id`),
     () => q<{ id: string; order_id: string | null; batch_id: string | null; vendor_id: string; status: string; amount_paise: string; provider_transfer_id: string | null;
-        external_reference: string | null; idempotency_key: string; cancel_actor: string | null; cancel_reason: string | null }>(
+        external_reference: string | null; idempotency_key: string; cancel_actor: string | null; cancel_reason: string | null; failed: string[] | null }>(
       `SELECT p.id::text, p.order_id, p.batch_id, p.vendor_id, p.status, p.amount_paise, p.provider_transfer_id, p.external_reference, p.idempotency_key,
-              c.actor AS cancel_actor, c.reason AS cancel_reason
+              c.actor AS cancel_actor, c.reason AS cancel_reason,
+              (SELECT array_agg(DISTINCT a.provider_transfer_id) FROM payout_attempts a
+                WHERE a.payout_id = p.id AND a.outcome = 'failed_after_accept' AND a.provider_transfer_id IS NOT NULL) AS failed
          FROM payouts p
          LEFT JOIN orders o ON o.id = p.order_id
          LEFT JOIN LATERAL (SELECT actor, reason FROM review_actions WHERE payout_id = p.id AND action = 'cancel' ORDER BY id DESC LIMIT 1) c ON true
@@ -57,6 +59,7 @@ export async function readRailRows(db: Queryable): Promise<RailRows> {
       id: r.id, orderId: r.order_id, batchId: r.batch_id, vendorId: r.vendor_id, status: r.status, amountPaise: big(r.amount_paise),
       providerTransferId: r.provider_transfer_id, externalReference: r.external_reference, idempotencyKey: r.idempotency_key,
       cancelledBy: r.cancel_actor ? { actor: r.cancel_actor, reason: r.cancel_reason ?? '' } : null,
+      failedTransferIds: r.failed ?? [],
     })),
     members: members.map((r) => ({ orderId: r.order_id, batchId: r.batch_id, amountPaise: big(r.amount_paise) })),
     splits: splits.map((r) => ({ orderId: r.order_id, vendorId: r.vendor_id, amountPaise: big(r.amount_paise), status: r.status, providerTransferId: r.provider_transfer_id })),
@@ -80,8 +83,9 @@ export interface BackfillResult { obligations: number; discharges: number; items
 export async function rebuildLedger(db: Db): Promise<BackfillResult> {
   return inTransaction(db, async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    // One rebuild at a time: a second waits, then builds from its own snapshot.
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('ledger_rebuild'))`);
+    // One rebuild at a time, and the lock before the snapshot: LOCK TABLE takes none (PostgreSQL's
+    // own advice for REPEATABLE READ), so a second rebuild waits here, then reads after the first.
+    await tx.query('LOCK TABLE ledger_obligations IN SHARE ROW EXCLUSIVE MODE');
     const ledger = buildLedger(await readRailRows(tx));
     await tx.query('DELETE FROM ledger_discharge_items');
     await tx.query('DELETE FROM ledger_discharges');

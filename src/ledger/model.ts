@@ -54,6 +54,9 @@ export interface PayoutRow {
   id: string; orderId: string | null; batchId: string | null; vendorId: string; status: string; amountPaise: bigint;
   providerTransferId: string | null; externalReference: string | null; idempotencyKey: string;
   cancelledBy: { actor: string; reason: string } | null;
+  /** Transfers of this payout that failed after the provider accepted them (they paid nothing; the
+   * row may still name the last one). */
+  failedTransferIds?: string[];
 }
 export interface BatchMemberRow { orderId: string; batchId: string; amountPaise: bigint }
 export interface SplitRow { orderId: string; vendorId: string; amountPaise: bigint; status: string; providerTransferId: string | null }
@@ -150,7 +153,9 @@ export function buildLedger(rows: RailRows): Ledger {
     // A batch member's own row sends nothing (it takes its batch's status; the batch's payout row
     // carries the transfer that pays it). One that holds a transfer of its own is a second
     // instrument for the same net, and is placed so that the double is named.
-    if (payout.orderId && batchOfOrder.has(payout.orderId) && !payout.providerTransferId && !payout.externalReference) continue;
+    const failed = new Set(payout.failedTransferIds ?? []);
+    const named = payout.providerTransferId && !failed.has(payout.providerTransferId) ? payout.providerTransferId : null;
+    if (payout.orderId && batchOfOrder.has(payout.orderId) && !named && !payout.externalReference) continue;
     const members = payout.batchId ? (membersOf.get(payout.batchId) ?? []) : [];
     const nets = payout.batchId ? members.map((m) => orderSource(m.orderId)) : [orderSource(payout.orderId!)];
     const reversed = groupBy(reversalsOf.get(payout.id) ?? [], (r) => r.transferId);
@@ -158,11 +163,10 @@ export function buildLedger(rows: RailRows): Ledger {
     const kind: DischargeKind = payout.batchId ? 'batch_transfer' : 'order_transfer';
     for (const [transferId, reversals] of reversed) {
       pay({ vendorId: payout.vendorId, kind, instrument: transferId, providerRef: transferId, amountPaise: reversals[0]!.transferAmountPaise, state: 'paid', pays: due });
-      due = [];
-      for (const r of reversals.filter((x) => x.owedPaise > 0n)) due.push(...oweReversal(r, payout, members, owe));
+      due = oweReversals(transferId, reversals.filter((x) => x.owedPaise > 0n), payout, members, owe);
     }
     owedAgain.set(payout.id, due);
-    const current = payout.providerTransferId && !reversed.has(payout.providerTransferId) ? payout.providerTransferId : null;
+    const current = named && !reversed.has(named) ? named : null;
     if (payout.status === 'settled' && !current && payout.externalReference) {
       pay({ vendorId: payout.vendorId, kind: 'external_transfer', instrument: `payout:${payout.id}:${payout.idempotencyKey}`, providerRef: payout.externalReference, state: 'paid', pays: due });
       owedAgain.set(payout.id, []);
@@ -212,7 +216,8 @@ export function buildLedger(rows: RailRows): Ledger {
   // Ops cancelled a payout: the vendor is not owed what is still open on it; an adjustment says so,
   // with their reason and name, and nets it to nothing.
   for (const payout of rows.payouts) {
-    if (payout.status !== 'cancelled' || payout.batchId) continue;
+    // A batch member takes its batch's cancel: the batch's payout row carries ops' decision.
+    if (payout.status !== 'cancelled' || payout.batchId || batchOfOrder.has(payout.orderId!)) continue;
     cancel(payout, stillOwedOn(payout.orderId!));
   }
   for (const payout of rows.payouts) {
@@ -228,7 +233,7 @@ export function buildLedger(rows: RailRows): Ledger {
     pay({ vendorId: line.vendorId, kind: 'adjustment', instrument: adjustment, providerRef: null, state: 'paid', pays: [source, adjustment] });
   }
   function cancel(payout: PayoutRow, open: string[]): void {
-    const pays = open.filter((s) => obligations.has(s) && !held.has(s));
+    const pays = [...new Set(open)].filter((s) => obligations.has(s) && !held.has(s));
     if (pays.length === 0) return;
     const netted = pays.reduce((t, s) => t + obligations.get(s)!.amountPaise, 0n);
     const source = `cancel:${payout.id}`;
@@ -241,21 +246,25 @@ export function buildLedger(rows: RailRows): Ledger {
   return { obligations: [...obligations.values()], discharges, unplaced };
 }
 
-/** A reversal of a payout's transfer owes again exactly what it took: for a batch's transfer
- * reversed whole, each member's net again (so each member's line can be paid on its own); for one
- * reversed in part, the amount, on the batch. Returns the new obligations' sources. */
-function oweReversal(r: ReversalRow, payout: PayoutRow, members: BatchMemberRow[], owe: (o: Obligation) => void): string[] {
+/** The reversals of a payout's transfer owe again exactly what they took: for a batch's transfer
+ * reversed whole (by one reversal or several), each member's net again, so each member's line can be
+ * paid on its own; for one reversed in part, each reversal's amount, on the batch (or the order).
+ * Returns the new obligations' sources. */
+function oweReversals(transferId: string, reversals: ReversalRow[], payout: PayoutRow, members: BatchMemberRow[], owe: (o: Obligation) => void): string[] {
   const base = { vendorId: payout.vendorId, employerId: null, cause: 'reversal' as const, rail: (payout.status === 'offline' ? 'settlement_run' : payout.batchId ? 'batch_transfer' : 'transfer') as Rail };
-  if (payout.batchId && r.owedPaise === r.transferAmountPaise && members.length > 0) {
+  const owedInAll = reversals.reduce((t, r) => t + r.owedPaise, 0n);
+  if (payout.batchId && members.length > 0 && reversals.length > 0 && owedInAll === reversals[0]!.transferAmountPaise) {
     return members.map((m) => {
-      const source = `reversal:${r.id}:${m.orderId}`;
+      const source = `reversal:${transferId}:${m.orderId}`;
       owe({ ...base, source, orderId: m.orderId, batchId: null, amountPaise: m.amountPaise });
       return source;
     });
   }
-  const source = `reversal:${r.id}`;
-  owe({ ...base, source, orderId: payout.orderId, batchId: payout.batchId, amountPaise: r.owedPaise });
-  return [source];
+  return reversals.map((r) => {
+    const source = `reversal:${r.id}`;
+    owe({ ...base, source, orderId: payout.orderId, batchId: payout.batchId, amountPaise: r.owedPaise });
+    return source;
+  });
 }
 
 function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {

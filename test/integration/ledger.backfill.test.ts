@@ -143,6 +143,11 @@ describe('the ledger under every rail, built from today\'s tables', () => {
     await db.query('DELETE FROM split_transfers WHERE order_id = $1', [order.orderId]);
   });
 
+  test('when two rebuilds run at once, then the second waits for the first and builds the same ledger from a snapshot taken after it', async () => {
+    const [first, second] = await Promise.all([rebuildLedger(db), rebuildLedger(db)]);
+    expect(second).toMatchObject({ obligations: first.obligations, discharges: first.discharges, items: first.items });
+  });
+
   test('when a second instrument would pay an obligation an instrument already pays, or a discharge does not sum to what it pays, then the database refuses it', async () => {
     await rebuildLedger(db);
     const { rows } = await db.query<{ id: string; vendor_id: string; amount_paise: string }>(

@@ -35,7 +35,7 @@ describe('the ledger model: obligations and discharges from the rails', () => {
       reversals: [{ id: 'rvrsl_b', transferId: 'trf_b', payoutId: 'pb', amountPaise: 2n * NET, transferAmountPaise: 2n * NET, owedPaise: 2n * NET }],
     });
     expect(paidBy(l)).toEqual([['batch_transfer', 'trf_b', 'paid', 2n * NET, ['order:ord_1', 'order:ord_2']]]);
-    expect(Object.keys(owedBy(l)).sort()).toEqual(['order:ord_1', 'order:ord_2', 'reversal:rvrsl_b:ord_1', 'reversal:rvrsl_b:ord_2']);
+    expect(Object.keys(owedBy(l)).sort()).toEqual(['order:ord_1', 'order:ord_2', 'reversal:trf_b:ord_1', 'reversal:trf_b:ord_2']);
     expect(l.unplaced).toEqual([]);
   });
 
@@ -68,5 +68,40 @@ describe('the ledger model: obligations and discharges from the rails', () => {
     });
     expect(paidBy(l)).toEqual([['order_transfer', 'trf_1', 'paid', NET, ['order:ord_1']], ['settlement_line', 'SETL000001', 'paid', NET, ['reversal:rvrsl_1']]]);
     expect(owedBy(l)['reversal:rvrsl_1']).toEqual(['reversal', 'settlement_run', NET]);
+  });
+
+  test('when a transfer failed after acceptance and the payout was paid otherwise (by its batch, or marked paid by a bank reference), then the failed transfer pays nothing', () => {
+    const member = buildLedger({
+      ...none, orderLines: [line(1)],
+      payouts: [payout({ providerTransferId: 'trf_failed', failedTransferIds: ['trf_failed'] }), payout({ id: 'pb', orderId: null, batchId: 'batch_1', providerTransferId: 'trf_b' })],
+      members: [{ orderId: 'ord_1', batchId: 'batch_1', amountPaise: NET }],
+    });
+    expect(member.unplaced).toEqual([]);
+    expect(paidBy(member)).toEqual([['batch_transfer', 'trf_b', 'paid', NET, ['order:ord_1']]]);
+    const external = buildLedger({ ...none, orderLines: [line(1)], payouts: [payout({ providerTransferId: 'trf_failed', failedTransferIds: ['trf_failed'], externalReference: 'NEFT123' })] });
+    expect(paidBy(external)).toEqual([['external_transfer', 'payout:p1:k1', 'paid', NET, ['order:ord_1']]]);
+  });
+
+  test('when ops cancel a batch, then one adjustment carries their decision for every member, not one per member with no one named', () => {
+    const l = buildLedger({
+      ...none, orderLines: [line(1), line(2)],
+      payouts: [payout({ status: 'cancelled', providerTransferId: null }), payout({ id: 'p2', orderId: 'ord_2', status: 'cancelled', providerTransferId: null }),
+        payout({ id: 'pb', orderId: null, batchId: 'batch_1', status: 'cancelled', providerTransferId: null, cancelledBy: { actor: 'key:ops (asha)', reason: 'vendor closed' } })],
+      members: [{ orderId: 'ord_1', batchId: 'batch_1', amountPaise: NET }, { orderId: 'ord_2', batchId: 'batch_1', amountPaise: NET }],
+    });
+    expect(l.obligations.filter((o) => o.cause === 'adjustment')).toEqual([expect.objectContaining({ source: 'cancel:pb', amountPaise: -2n * NET, actor: 'key:ops (asha)', reason: 'vendor closed' })]);
+    expect(l.unplaced).toEqual([]);
+  });
+
+  test('when a batch transfer is reversed in two parts that make the whole, then each member is owed again on its own, as for one whole reversal', () => {
+    const l = buildLedger({
+      ...none, orderLines: [line(1), line(2)],
+      payouts: [payout({ status: 'batched', providerTransferId: null }), payout({ id: 'p2', orderId: 'ord_2', status: 'batched', providerTransferId: null }),
+        payout({ id: 'pb', orderId: null, batchId: 'batch_1', status: 'parked', amountPaise: 2n * NET, providerTransferId: 'trf_b' })],
+      members: [{ orderId: 'ord_1', batchId: 'batch_1', amountPaise: NET }, { orderId: 'ord_2', batchId: 'batch_1', amountPaise: NET }],
+      reversals: [{ id: 'rvrsl_1', transferId: 'trf_b', payoutId: 'pb', amountPaise: 3_000n, transferAmountPaise: 2n * NET, owedPaise: 3_000n },
+        { id: 'rvrsl_2', transferId: 'trf_b', payoutId: 'pb', amountPaise: 2n * NET - 3_000n, transferAmountPaise: 2n * NET, owedPaise: 2n * NET - 3_000n }],
+    });
+    expect(l.obligations.filter((o) => o.cause === 'reversal').map((o) => [o.source, o.amountPaise])).toEqual([['reversal:trf_b:ord_1', NET], ['reversal:trf_b:ord_2', NET]]);
   });
 });
