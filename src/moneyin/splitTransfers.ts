@@ -273,12 +273,14 @@ async function keepEarlyHint(tx: Tx, hint: { id: string; source?: string }, even
 }
 
 /** In the capture's transaction, once markPaid has written the order's split row: the hints that
- * came before it (its gateway order's or payments' transfers), taken off the table and followed
- * after the commit like any hint. A fetch that fails leaves the split to the sweep, as before. */
+ * came before it (transfers on its gateway order, or on the payment that paid it: another payment's
+ * split is a duplicate capture's, which our refund takes back, never the order's), taken off the
+ * table and followed after the commit like any hint. A fetch that fails leaves the split to the
+ * sweep, as before. */
 export async function followEarlySplitHints(tx: Tx, orderId: string, deps: { db: Db; gateway: Gateway }): Promise<AfterCommit[]> {
   const { rows } = await tx.query<{ transfer_id: string; event: TransferEvent }>(
     `DELETE FROM early_transfer_hints h USING orders o
-      WHERE o.id = $1 AND (h.source = o.gateway_order_id OR h.source IN (SELECT id FROM payments WHERE gateway_order_id = o.gateway_order_id))
+      WHERE o.id = $1 AND h.source IN (o.gateway_order_id, o.paid_payment_id)
       RETURNING h.transfer_id, h.event`, [orderId]);
   return rows.map((r) => ({
     what: `fetch split transfer ${r.transfer_id} after an early ${r.event}`,

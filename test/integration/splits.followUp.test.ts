@@ -87,6 +87,23 @@ describe('splits: followed with the provider until final', () => {
     expect((await s.db.query('SELECT count(*)::int AS n FROM early_transfer_hints')).rows[0].n).toBe(0); // followed, then forgotten
   });
 
+  test('when an early hint names another payment of the same gateway order than the capture that pays it, then the capture does not follow it (a duplicate capture\'s split is never the order\'s)', async () => {
+    const vendor = await seedVendor(s, 'split_early_other');
+    const order = await placeSplitOrder(s, vendor);
+    // A second payment on the gateway order (authorised at a stale page), and an early hint for a split on it.
+    await s.db.query(`INSERT INTO payments (id, gateway_order_id, order_id, amount_paise, status, method, raw) VALUES ('pay_OtherPayment01', $1, $2, 10000, 'authorized', 'card', '{}')`,
+      [order.gatewayOrderId, order.orderId]);
+    await s.db.query(`INSERT INTO early_transfer_hints (transfer_id, source, event) VALUES ('trf_OtherPayment01', 'pay_OtherPayment01', 'transfer.processed')`);
+    await s.control.payOrder(order.gatewayOrderId);
+    await s.control.drainWebhooks();
+    await until(() => splitRow(s.db, order.orderId), (r) => !!r);
+    await new Promise((r) => setTimeout(r, 500));
+    // Kept (it expires), not followed: the capture that paid the order is another payment.
+    expect((await s.db.query(`SELECT transfer_id FROM early_transfer_hints WHERE source = 'pay_OtherPayment01'`)).rows).toEqual([{ transfer_id: 'trf_OtherPayment01' }]);
+    expect((await s.db.query(`SELECT trigger FROM split_transfer_checks WHERE order_id = $1 AND trigger LIKE '%before the capture%'`, [order.orderId])).rows).toEqual([]);
+    await s.db.query(`DELETE FROM early_transfer_hints WHERE source = 'pay_OtherPayment01'`);
+  });
+
   test('when Razorpay retries a failed split and it processes, then the later transfer.processed settles it and it is never owed offline', async () => {
     const vendor = await seedVendor(s, 'split_retry');
     const order = await placeSplitOrder(s, vendor);
