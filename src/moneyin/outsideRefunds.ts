@@ -25,6 +25,7 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund } from '../gateway/types';
 import { logger } from '../logger';
+import { leaveOpenBatch, openBatchOfMember } from '../payouts/batches';
 import { lockPayout, transition } from '../payouts/repository';
 import { nextStatus } from '../payouts/stateMachine';
 import { raiseEventException } from '../recon/eventExceptions';
@@ -57,7 +58,7 @@ export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; 
 /** Holds a payout that has sent nothing (a claim not past the gate is taken back from its run; a
  * batched order leaves its open batch, held FOR SHARE by the caller). */
 async function holdPayout(tx: Tx, payout: PayoutView, requestSent: boolean, openBatchId: string | null = null): Promise<void> {
-  if (openBatchId) await tx.query('DELETE FROM payout_batch_orders WHERE order_id = $1 AND batch_id = $2', [payout.orderId, openBatchId]);
+  if (openBatchId) await leaveOpenBatch(tx, payout.orderId, openBatchId);
   await transition(tx, payout, { type: 'customer_refunded', requestSent, batchOpen: openBatchId !== null }, {
     last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}),
   });
@@ -84,15 +85,6 @@ export async function holdIfRefundedWhileSending(tx: Tx, released: Pick<PayoutVi
   await holdPayout(tx, payout, false);
   logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');
   return true;
-}
-
-/** A batched order's batch, when it is still open: held FOR SHARE (after the payout's row lock, as a
- * join takes them), so it cannot close until this transaction ends and its close sums what is left. */
-async function openBatchOf(tx: Tx, orderId: string): Promise<string | null> {
-  const { rows } = await tx.query<{ id: string }>(
-    `SELECT b.id FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id
-      WHERE m.order_id = $1 AND b.status = 'open' FOR SHARE OF b`, [orderId]);
-  return rows[0]?.id ?? null;
 }
 
 /** The vendor's share of a refund: its net in the proportion refunded, whole paise, rounded down
@@ -162,7 +154,7 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   const payout = order.payout_id ? await lockPayout(tx, order.payout_id, attemptCap) : null;
   const requestSent = payout?.status === 'processing'
     && (await tx.query<{ sent: boolean }>('SELECT request_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id])).rows[0]!.sent;
-  const openBatchId = payout?.status === 'batched' ? await openBatchOf(tx, order.order_id) : null;
+  const openBatchId = payout?.status === 'batched' ? await openBatchOfMember(tx, order.order_id) : null;
   const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
   // The payment's amount as we recorded it; the customer share when no payment row exists.
   const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);

@@ -36,6 +36,20 @@ export async function batchOfOrder(db: Pick<Db, 'query'>, orderId: string): Prom
   return rows[0] ? { batchId: rows[0].id, cutoffAt: rows[0].cutoff_at.toISOString() } : null;
 }
 
+/** A member's batch, when it is still open: held FOR SHARE (after the payout's row lock, as a join
+ * takes them), so it cannot close until the caller's transaction ends and its close sums what is left. */
+export async function openBatchOfMember(tx: Tx, orderId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT b.id FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id
+      WHERE m.order_id = $1 AND b.status = 'open' FOR SHARE OF b`, [orderId]);
+  return rows[0]?.id ?? null;
+}
+
+/** The order leaves its open batch (held by openBatchOfMember): nothing has been sent for it. */
+export async function leaveOpenBatch(tx: Tx, orderId: string, batchId: string): Promise<void> {
+  await tx.query('DELETE FROM payout_batch_orders WHERE order_id = $1 AND batch_id = $2', [orderId, batchId]);
+}
+
 /** The open batch for `w` or, if it has closed, the next window's: created if new, held FOR SHARE. */
 async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: string }, first: BatchWindow, dailyCutoff: string): Promise<{ id: string; cutoffAt: Date }> {
   let w = first;
