@@ -25,16 +25,20 @@ interface ClawbackRow { id: string; outside_refund_id: string; clawback_order_id
 /** The payout's own order, or the orders its batch paid. */
 async function standingClawbacks(tx: Tx, payout: PayoutKey): Promise<ClawbackRow[]> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [FREEZE_LOCK]);
+  // The orders first, so the clawbacks are read by their index while the freeze lock is held.
+  const orderIds = payout.batchId
+    ? (await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [payout.batchId])).rows.map((r) => r.order_id)
+    : [payout.orderId];
   const { rows } = await tx.query<ClawbackRow>(
     `SELECT l.id, l.outside_refund_id, l.clawback_order_id, l.amount_paise, sl.status AS line_status, sl.reference, sl.batch_id
        FROM offline_ledger l
        LEFT JOIN settlement_line_members m ON m.ledger_id = l.id AND m.active
        LEFT JOIN settlement_lines sl ON sl.id = m.line_id
       WHERE l.route = 'refund_clawback' AND l.taken_back_at IS NULL
-        AND (l.clawback_order_id = $1 OR l.clawback_order_id IN (SELECT order_id FROM payout_batch_orders WHERE batch_id = $2))
+        AND l.clawback_order_id = ANY($1::text[])
       ORDER BY l.id
       FOR UPDATE OF l`,
-    [payout.orderId, payout.batchId ?? null],
+    [orderIds],
   );
   return rows;
 }
