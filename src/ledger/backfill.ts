@@ -2,10 +2,13 @@
  * obligations and discharges (model.ts), and write them in ONE transaction that first empties the
  * ledger, so a rebuild is the ledger as of one snapshot and the database's constraints (one active
  * discharge per obligation, a discharge's amount = what it pays) are checked on all of it at commit.
- * Until each rail writes the ledger itself (the next steps), this is the only place that derives
- * "owed" and "paid" from the rails. */
+ * The transfer rails write their part of the ledger as they move (step 2): a rebuild first reads
+ * what they wrote and says where it differs from what their rows say (railAgreement.ts), then
+ * writes the whole ledger from the rows. Until every rail writes its part, the rest (splits,
+ * settlement lines, clawbacks) is in the ledger only after a rebuild. */
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { buildLedger, type Ledger, type RailRows } from './model';
+import { railDisagreements, type RecordedDischarge, type RecordedObligation } from './railAgreement';
 
 type Queryable = Pick<Tx, 'query'>;
 
@@ -76,7 +79,30 @@ async function inSequence<T extends readonly (() => Promise<unknown>)[]>(reads: 
   return out as { [K in keyof T]: Awaited<ReturnType<T[K]>> };
 }
 
-export interface BackfillResult { obligations: number; discharges: number; items: number; unplaced: string[] }
+export interface BackfillResult {
+  obligations: number; discharges: number; items: number; unplaced: string[];
+  /** Where the ledger the rails wrote differs from the one their rows say (railAgreement.ts). */
+  disagreements: string[];
+}
+
+/** The ledger as written, for the rail agreement check. */
+async function readRecordedLedger(db: Queryable): Promise<{ obligations: RecordedObligation[]; discharges: RecordedDischarge[] }> {
+  const { rows: obligations } = await db.query<{ source: string; vendor_id: string; cause: RecordedObligation['cause']; amount_paise: string; rail: RecordedObligation['rail'];
+    order_id: string | null; batch_id: string | null; payout_id: string | null; reason: string | null; actor: string | null }>(
+    'SELECT source, vendor_id, cause, amount_paise, rail, order_id, batch_id, payout_id::text, reason, actor FROM ledger_obligations');
+  const { rows: discharges } = await db.query<{ vendor_id: string; kind: RecordedDischarge['kind']; instrument: string; provider_ref: string | null; amount_paise: string;
+    state: RecordedDischarge['state'] | 'void'; payout_id: string | null; pays: string[] }>(
+    `SELECT d.vendor_id, d.kind, d.instrument, d.provider_ref, d.amount_paise, d.state, d.payout_id::text,
+            COALESCE(array_agg(o.source) FILTER (WHERE i.active), '{}') AS pays
+       FROM ledger_discharges d LEFT JOIN ledger_discharge_items i ON i.discharge_id = d.id LEFT JOIN ledger_obligations o ON o.id = i.obligation_id
+      WHERE d.state <> 'void' GROUP BY d.id`);
+  return {
+    obligations: obligations.map((r) => ({ source: r.source, vendorId: r.vendor_id, cause: r.cause, amountPaise: BigInt(r.amount_paise), rail: r.rail,
+      orderId: r.order_id, batchId: r.batch_id, payoutId: r.payout_id, reason: r.reason, actor: r.actor })),
+    discharges: discharges.map((r) => ({ vendorId: r.vendor_id, kind: r.kind, instrument: r.instrument, providerRef: r.provider_ref, amountPaise: BigInt(r.amount_paise),
+      state: r.state as RecordedDischarge['state'], payoutId: r.payout_id, pays: r.pays })),
+  };
+}
 
 /** Empties the ledger and writes it again from the rails, in one transaction (REPEATABLE READ: every
  * rail read at one instant). The database refuses a ledger that breaks its constraints. */
@@ -85,32 +111,36 @@ export async function rebuildLedger(db: Db): Promise<BackfillResult> {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     // One rebuild at a time, and the lock before the snapshot: LOCK TABLE takes none (PostgreSQL's
     // own advice for REPEATABLE READ), so a second rebuild waits here, then reads after the first.
-    await tx.query('LOCK TABLE ledger_obligations IN SHARE ROW EXCLUSIVE MODE');
+    // All three: a rail's write to any of them waits for the rebuild, then lands on the new ledger.
+    await tx.query('LOCK TABLE ledger_obligations, ledger_discharges, ledger_discharge_items IN SHARE ROW EXCLUSIVE MODE');
     const ledger = buildLedger(await readRailRows(tx));
+    const disagreements = railDisagreements(await readRecordedLedger(tx), ledger);
     await tx.query('DELETE FROM ledger_discharge_items');
     await tx.query('DELETE FROM ledger_discharges');
     await tx.query('DELETE FROM ledger_obligations');
-    return { ...(await writeLedger(tx, ledger)), unplaced: ledger.unplaced };
+    return { ...(await writeLedger(tx, ledger)), unplaced: ledger.unplaced, disagreements };
   });
 }
 
 /** Bulk writes (one statement per table, arrays unnested), so a day of orders is three statements. */
-async function writeLedger(tx: Tx, ledger: Ledger): Promise<Omit<BackfillResult, 'unplaced'>> {
+async function writeLedger(tx: Tx, ledger: Ledger): Promise<Omit<BackfillResult, 'unplaced' | 'disagreements'>> {
   const o = ledger.obligations;
   const { rows: ids } = await tx.query<{ id: string; source: string }>(
-    `INSERT INTO ledger_obligations (source, vendor_id, employer_id, order_id, batch_id, cause, amount_paise, rail, reason, actor)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])
+    `INSERT INTO ledger_obligations (source, vendor_id, employer_id, order_id, batch_id, cause, amount_paise, rail, reason, actor, payout_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::uuid[])
      RETURNING id::text, source`,
     [o.map((x) => x.source), o.map((x) => x.vendorId), o.map((x) => x.employerId), o.map((x) => x.orderId), o.map((x) => x.batchId),
-      o.map((x) => x.cause), o.map((x) => x.amountPaise.toString()), o.map((x) => x.rail), o.map((x) => x.reason ?? null), o.map((x) => x.actor ?? null)],
+      o.map((x) => x.cause), o.map((x) => x.amountPaise.toString()), o.map((x) => x.rail), o.map((x) => x.reason ?? null), o.map((x) => x.actor ?? null),
+      o.map((x) => x.payoutId ?? null)],
   );
   const obligationId = new Map(ids.map((r) => [r.source, r.id]));
   const d = ledger.discharges;
   const { rows: written } = await tx.query<{ id: string; kind: string; instrument: string }>(
-    `INSERT INTO ledger_discharges (vendor_id, kind, instrument, provider_ref, amount_paise, state)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+    `INSERT INTO ledger_discharges (vendor_id, kind, instrument, provider_ref, amount_paise, state, payout_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::uuid[])
      RETURNING id::text, kind, instrument`,
-    [d.map((x) => x.vendorId), d.map((x) => x.kind), d.map((x) => x.instrument), d.map((x) => x.providerRef), d.map((x) => x.amountPaise.toString()), d.map((x) => x.state)],
+    [d.map((x) => x.vendorId), d.map((x) => x.kind), d.map((x) => x.instrument), d.map((x) => x.providerRef), d.map((x) => x.amountPaise.toString()), d.map((x) => x.state),
+      d.map((x) => x.payoutId ?? null)],
   );
   const dischargeId = new Map(written.map((r) => [`${r.kind} ${r.instrument}`, r.id]));
   const amountOf = new Map(o.map((x) => [x.source, x.amountPaise]));

@@ -26,6 +26,8 @@ export interface Obligation {
   vendorId: string; employerId: string | null; orderId: string | null; batchId: string | null;
   cause: ObligationCause; amountPaise: bigint; rail: Rail;
   reason?: string; actor?: string;
+  /** The payout it was written for: a reversal of its transfer, ops' cancel of it. */
+  payoutId?: string;
 }
 
 export interface Discharge {
@@ -33,6 +35,8 @@ export interface Discharge {
   amountPaise: bigint; state: DischargeState;
   /** The sources of the obligations it pays, each whole. */
   pays: string[];
+  /** The payout whose transfer (or whose ops' decision) it is. */
+  payoutId?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,18 +166,18 @@ export function buildLedger(rows: RailRows): Ledger {
     let due = nets;
     const kind: DischargeKind = payout.batchId ? 'batch_transfer' : 'order_transfer';
     for (const [transferId, reversals] of reversed) {
-      pay({ vendorId: payout.vendorId, kind, instrument: transferId, providerRef: transferId, amountPaise: reversals[0]!.transferAmountPaise, state: 'paid', pays: due });
+      pay({ vendorId: payout.vendorId, kind, instrument: transferId, providerRef: transferId, amountPaise: reversals[0]!.transferAmountPaise, state: 'paid', pays: due, payoutId: payout.id });
       due = oweReversals(transferId, reversals.filter((x) => x.owedPaise > 0n), payout, members, owe);
     }
     owedAgain.set(payout.id, due);
     const current = named && !reversed.has(named) ? named : null;
     if (payout.status === 'settled' && !current && payout.externalReference) {
-      pay({ vendorId: payout.vendorId, kind: 'external_transfer', instrument: `payout:${payout.id}:${payout.idempotencyKey}`, providerRef: payout.externalReference, state: 'paid', pays: due });
+      pay({ vendorId: payout.vendorId, kind: 'external_transfer', instrument: `payout:${payout.id}:${payout.idempotencyKey}`, providerRef: payout.externalReference, state: 'paid', pays: due, payoutId: payout.id });
       owedAgain.set(payout.id, []);
     } else if (payout.status === 'settled' || IN_FLIGHT_PAYOUT.has(payout.status)) {
       const state: DischargeState = payout.status === 'settled' ? 'paid' : 'in_flight';
       // A request with no answer yet is a live instrument too: named by the key it went out under.
-      pay({ vendorId: payout.vendorId, kind, instrument: current ?? `key:${payout.idempotencyKey}`, providerRef: current, state, pays: due });
+      pay({ vendorId: payout.vendorId, kind, instrument: current ?? `key:${payout.idempotencyKey}`, providerRef: current, state, pays: due, payoutId: payout.id });
       owedAgain.set(payout.id, []);
     }
   }
@@ -239,8 +243,8 @@ export function buildLedger(rows: RailRows): Ledger {
     const source = `cancel:${payout.id}`;
     const by = payout.cancelledBy ?? { actor: 'unknown (no review action recorded)', reason: 'payout cancelled' };
     const first = obligations.get(pays[0]!)!;
-    owe({ source, vendorId: payout.vendorId, employerId: first.employerId, orderId: payout.orderId, batchId: payout.batchId, cause: 'adjustment', amountPaise: -netted, rail: first.rail, reason: by.reason, actor: by.actor });
-    pay({ vendorId: payout.vendorId, kind: 'adjustment', instrument: source, providerRef: null, state: 'paid', pays: [...pays, source] });
+    owe({ source, vendorId: payout.vendorId, employerId: first.employerId, orderId: payout.orderId, batchId: payout.batchId, cause: 'adjustment', amountPaise: -netted, rail: first.rail, reason: by.reason, actor: by.actor, payoutId: payout.id });
+    pay({ vendorId: payout.vendorId, kind: 'adjustment', instrument: source, providerRef: null, state: 'paid', pays: [...pays, source], payoutId: payout.id });
   }
 
   return { obligations: [...obligations.values()], discharges, unplaced };
@@ -251,7 +255,7 @@ export function buildLedger(rows: RailRows): Ledger {
  * paid on its own; for one reversed in part, each reversal's amount, on the batch (or the order).
  * Returns the new obligations' sources. */
 function oweReversals(transferId: string, reversals: ReversalRow[], payout: PayoutRow, members: BatchMemberRow[], owe: (o: Obligation) => void): string[] {
-  const base = { vendorId: payout.vendorId, employerId: null, cause: 'reversal' as const, rail: (payout.status === 'offline' ? 'settlement_run' : payout.batchId ? 'batch_transfer' : 'transfer') as Rail };
+  const base = { vendorId: payout.vendorId, employerId: null, cause: 'reversal' as const, payoutId: payout.id, rail: (payout.status === 'offline' ? 'settlement_run' : payout.batchId ? 'batch_transfer' : 'transfer') as Rail };
   const owedInAll = reversals.reduce((t, r) => t + r.owedPaise, 0n);
   if (payout.batchId && members.length > 0 && reversals.length > 0 && owedInAll === reversals[0]!.transferAmountPaise) {
     return members.map((m) => {

@@ -7,6 +7,7 @@
  * nothing, which the statement shows on a paid order as a cancelled payout. Both changes are
  * audited in order_status_changes. */
 import type { Tx } from '../db/pool';
+import { forgetOrderObligations, oweOrders } from '../ledger/orderObligations';
 
 export const CAPTURE_MISMATCH = 'capture_mismatch';
 /** Who holds an order: money in, on the capture's evidence. */
@@ -25,6 +26,7 @@ export async function holdOrderOnCapture(tx: Tx, orderId: string, fromStatus: st
      SELECT id, $2, '${CAPTURE_MISMATCH}', $3, $4 FROM held`,
     [orderId, fromStatus, CAPTURE_HOLD_ACTOR, reason],
   );
+  await forgetOrderObligations(tx, orderId);
 }
 
 /** Locks the order if it is held: the decision's transaction takes the order before its payout, as
@@ -43,5 +45,6 @@ export async function releaseHeldOrder(tx: Tx, orderId: string, actor: string, r
      SELECT id, '${CAPTURE_MISMATCH}', 'paid', $2, $3 FROM paid`,
     [orderId, actor, reason],
   );
+  if (rowCount === 1) await oweOrders(tx, [orderId]);
   return rowCount === 1;
 }

@@ -3,6 +3,7 @@
  * writes what the vendor is owed, in the same transaction; everyone else changes nothing. */
 import type { Db, Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
+import { oweOrders } from '../ledger/orderObligations';
 import { logger } from '../logger';
 import { completeOutboxRow, enqueuePayoutStartSql, releaseOutboxRow, wakeDrainerSoon, WRITER_LEASE_MS } from '../outbox/outbox';
 import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
@@ -76,6 +77,7 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
   };
   const route = payableRouteFor(payable, terms);
   const owed = await writeWhatTheVendorIsOwed(tx, order, route, evidence.reviewCode ?? null, offlineLedgerAmountPaise(payable), drainerStarts(evidence.via));
+  await oweOrders(tx, [order.id]); // the ledger: what the vendor is owed, in this same transaction
   return { transitioned: true, route, payoutId: owed.payoutId, outboxId: drainerStarts(evidence.via) ? null : owed.outboxId };
 }
 

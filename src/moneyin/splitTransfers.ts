@@ -36,6 +36,7 @@ import type { Config } from '../config/config';
 import { SPLIT_TRANSFER_SCHEDULE_ID, SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE, type SplitCheckStatus, type SplitTransferSweepInput } from '../contracts/splitTransfer';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
+import { oweOrders } from '../ledger/orderObligations';
 import { logger } from '../logger';
 import { classifyReversals, isReversed, recordTransferReversals, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 import { ensureSchedule, sweepScheduleOptions, type EnsuredSchedule, type StartWorkflowScheduleOptions } from '../temporal/schedules';
@@ -168,6 +169,8 @@ async function recordCheck(db: Db, orderId: string, found: RzpTransfer | null, t
       await tx.query('UPDATE split_transfers SET checked_at = $2, updated_at = now() WHERE order_id = $1', [orderId, now]);
     }
     if (found) await recordSplitReversals(tx, row, status, found, reversals, trigger);
+    // A split that failed for good leaves its order's net to a settlement run (the ledger's rail).
+    if (status === 'failed') await oweOrders(tx, [orderId]);
     await tx.query(
       `INSERT INTO split_transfer_checks (order_id, trigger, provider_transfer_id, provider_status, status_after, raw) VALUES ($1, $2, $3, $4, $5, $6)`,
       [orderId, trigger, found?.id ?? null, found?.status ?? null, status, found ? JSON.stringify(found) : null],

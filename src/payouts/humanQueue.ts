@@ -13,6 +13,7 @@ import { AppError } from '../appError';
 import type { OpsAction, PayoutStatus, PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
+import { recordPayoutInLedger } from '../ledger/payoutDischarges';
 import { lockHeldOrder, releaseHeldOrder } from '../moneyin/captureMismatch';
 import { clawbackInOpenLineRefusal, clawbacksInOpenLines, takeBackClawbacks, type ClawbackInOpenLine } from '../settlement/clawbacksOfCancelledPayout';
 import { alreadyRecordedRefusal, judgeTransferEvidence, transferColumns, type TransferRefusal } from './externalTransfer';
@@ -150,6 +151,9 @@ export async function applyOpsDecision(db: Db, input: OpsDecisionInput, attemptC
       [payout.id, input.actor, input.action, input.reason, auditedReference(input)],
     );
     if (orderHeld) await releaseHeldOrder(tx, input.orderId, input.actor, `ops ${input.action} on the payout: ${input.reason}`);
+    // Again, now that the decision names its actor and the order is paid: a cancel's adjustment, a
+    // held order's transfer.
+    await recordPayoutInLedger(tx, payout.id);
     return { kind: 'applied', payout: await lockPayout(tx, payout.id, attemptCap), decidedFrom: payout.status };
   });
 }

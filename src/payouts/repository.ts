@@ -10,6 +10,9 @@ import { payableRouteFor } from '../moneyin/orderRules';
 import { balanceGate } from './balanceWall';
 import { joinsBatch, type PayoutSchedule } from '../domain/batchWindow';
 import { payoutIdOf } from '../domain/payoutIds';
+import { oweOrders } from '../ledger/orderObligations';
+import { paidByAnotherInstrument, recordPayoutInLedger } from '../ledger/payoutDischarges';
+import { logger } from '../logger';
 import { isTerminal, requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
 type Queryable = Db | Tx;
@@ -105,6 +108,8 @@ export async function transition(tx: Tx, view: PayoutView, event: PayoutEvent, s
   );
   if (rowCount !== 1) return null;
   if (view.batchId) await moveBatchMembers(tx, view.batchId, view.status, to);
+  // The payout's transfer in the ledger, in this transaction (a claim's before any request leaves).
+  await recordPayoutInLedger(tx, view.id);
   return to;
 }
 
@@ -180,6 +185,7 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`,
     [orderId, order.employer_id, order.vendor_id, ledgerAmount, ledgerRouteName(route)],
   );
+  await oweOrders(tx, [orderId]);
   if (route.kind === 'corporate_direct') {
     await tx.query(
       `INSERT INTO vendor_obligations (order_id, employer_id, vendor_id, amount_paise)
@@ -281,6 +287,15 @@ export async function claimPayoutRow(tx: Tx, payout: PayoutView, opts: {
   if (claimable && (await balanceGate(tx, payout.id, opts.balanceProbeMs)) === 'wait') return { kind: 'paused', payout, by: 'balance_wall' };
   const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
   if (claimable && sw[0]?.paused) return { kind: 'paused', payout, by: 'kill_switch' };
+  // Exactly once, by the ledger: never a transfer for a net another instrument pays or may still pay
+  // (the database refuses the discharge too, should two claims race past this read).
+  const paidElsewhere = claimable
+    ? await paidByAnotherInstrument(tx, { id: payout.id, vendorId: payout.vendorId, orderId: payout.batchId ? null : payout.orderId, batchId: payout.batchId ?? null })
+    : null;
+  if (paidElsewhere) {
+    logger.error({ payoutId: payout.id, orderId: payout.orderId, batchId: payout.batchId, why: paidElsewhere }, 'payout not claimed: the ledger shows its net paid by another instrument');
+    return { kind: 'no_transfer', reason: paidElsewhere, payout };
+  }
   const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
     attempts: payout.attempts + 1,
     linked_account_id: opts.linkedAccountId,

@@ -12,6 +12,7 @@
 import { payoutLogFields, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpReversal, RzpTransfer } from '../gateway/types';
+import { oweTransferReversals } from '../ledger/payoutDischarges';
 import { logger } from '../logger';
 import { freshKeyColumns, insertAttempt, lockPayout, transition } from './repository';
 
@@ -106,6 +107,7 @@ export async function recordTransferReversals(tx: Tx, input: {
     );
     if (rowCount) added.push({ id: r.reversal.id, amountPaise: r.reversal.amount, owedPaise: owed });
   }
+  if (added.length > 0 && 'payoutId' in owner && owner.payoutId) await oweTransferReversals(tx, owner.payoutId, transfer.id);
   if (added.length > 0) {
     logger.warn({ ...('batchId' in owner ? { batchId: owner.batchId } : { orderId: owner.orderId }), transferId: transfer.id, transferStatus: transfer.status, reversals: added, source: input.source }, 'transfer reversal recorded');
   }

@@ -105,6 +105,7 @@ describe('the ledger under every rail, built from today\'s tables', () => {
     const directVendor = await paidThroughMoneyIn('corporate_direct', 'wallet');
 
     const built = await rebuildLedger(db);
+    expect(built.disagreements).toEqual([]);
     expect(built.unplaced).toEqual([]);
     const ties = await readVendorTies(db);
     expect(ties.flatMap(tieDifferences)).toEqual([]);

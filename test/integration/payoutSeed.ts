@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Db } from '../../src/db/pool';
+import { oweOrders } from '../../src/ledger/orderObligations';
 import { commissionPaise } from '../../src/domain/money';
 import { routeFor, type PaymentMethod, type SettlementMode } from '../../src/domain/routing';
 
@@ -75,6 +76,7 @@ export async function seedPaidOrder(db: Db, o: {
     );
     await db.query(`INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route) VALUES ($1, $2, $3, $4, 'direct_transfer')`,
       [orderId, employerId, vendorId, net]);
+    await oweOrders(db, [orderId]); // as markPaid writes the order's obligation with these rows
   }
   return { orderId, vendorId, employerId, payoutId, vendorNetPaise: net };
 }

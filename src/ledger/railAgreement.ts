@@ -1,0 +1,46 @@
+/** Whether what the rails wrote is what the rails' rows say (issue 36, step 2), pure. The transfer
+ * rails write the ledger as they move (orderObligations.ts, payoutDischarges.ts); a rebuild derives
+ * it from their rows (model.ts). The two must be the same ledger: every obligation and discharge of
+ * the kinds the rails write, field by field, with the same obligations paid. A difference is a rail
+ * that forgot a write (or the model a rule), named, never smoothed over. */
+import type { Discharge, Ledger, Obligation } from './model';
+
+export type RecordedObligation = Required<Pick<Obligation, 'source' | 'vendorId' | 'cause' | 'amountPaise' | 'rail'>>
+  & { orderId: string | null; batchId: string | null; payoutId: string | null; reason: string | null; actor: string | null };
+export type RecordedDischarge = Pick<Discharge, 'vendorId' | 'kind' | 'instrument' | 'providerRef' | 'amountPaise' | 'state' | 'pays'> & { payoutId: string | null };
+
+/** What the rails write themselves (the rest still comes from a rebuild only). */
+export function writtenByRails(o: { cause: string; source: string; payoutId?: string | null }): boolean {
+  return o.cause === 'order_net' || o.cause === 'cash_kept' || (o.cause === 'reversal' && !!o.payoutId) || (o.cause === 'adjustment' && o.source.startsWith('cancel:'));
+}
+const RAIL_KINDS = new Set(['order_transfer', 'batch_transfer', 'external_transfer', 'cash_kept', 'employer_direct']);
+export function dischargeWrittenByRails(d: { kind: string; instrument: string }): boolean {
+  return RAIL_KINDS.has(d.kind) || (d.kind === 'adjustment' && d.instrument.startsWith('cancel:'));
+}
+
+const obligationFace = (o: RecordedObligation | Obligation) => JSON.stringify({
+  vendor: o.vendorId, cause: o.cause, amount: o.amountPaise.toString(), rail: o.rail, order: o.orderId ?? null, batch: o.batchId ?? null,
+  payout: o.payoutId ?? null, reason: o.cause === 'adjustment' ? o.reason ?? null : null, actor: o.cause === 'adjustment' ? o.actor ?? null : null,
+});
+const dischargeFace = (d: RecordedDischarge | Discharge) => JSON.stringify({
+  vendor: d.vendorId, ref: d.providerRef ?? null, amount: d.amountPaise.toString(), state: d.state, payout: d.payoutId ?? null, pays: [...d.pays].sort(),
+});
+
+/** Each difference between the rails' own ledger and the one built from their rows, in words. */
+export function railDisagreements(recorded: { obligations: RecordedObligation[]; discharges: RecordedDischarge[] }, built: Ledger): string[] {
+  const out: string[] = [];
+  compare('obligation', new Map(recorded.obligations.filter(writtenByRails).map((o) => [o.source, obligationFace(o)])),
+    new Map(built.obligations.filter(writtenByRails).map((o) => [o.source, obligationFace(o)])), out);
+  compare('discharge', new Map(recorded.discharges.filter(dischargeWrittenByRails).map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])),
+    new Map(built.discharges.filter(dischargeWrittenByRails).map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])), out);
+  return out;
+}
+
+function compare(what: string, recorded: Map<string, string>, built: Map<string, string>, out: string[]): void {
+  for (const [key, face] of built) {
+    const written = recorded.get(key);
+    if (written === undefined) out.push(`${what} ${key} follows from the rails' rows, but no rail wrote it: ${face}`);
+    else if (written !== face) out.push(`${what} ${key} was written as ${written}, the rails' rows say ${face}`);
+  }
+  for (const [key, face] of recorded) if (!built.has(key)) out.push(`${what} ${key} was written by a rail, but the rails' rows do not show it: ${face}`);
+}

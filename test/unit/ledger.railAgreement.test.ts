@@ -1,0 +1,43 @@
+import { readMigrations } from '../../src/db/migrate';
+import { buildLedger, type RailRows } from '../../src/ledger/model';
+import { RAILS_WRITE_LEDGER_MIGRATION } from '../../src/ledger/upgrade';
+import { dischargeWrittenByRails, railDisagreements, writtenByRails, type RecordedDischarge, type RecordedObligation } from '../../src/ledger/railAgreement';
+
+const NET = 8_100n;
+const rows: RailRows = {
+  orderLines: [{ ledgerId: '1', orderId: 'ord_1', vendorId: 'ven_a', employerId: 'emp_a', amountPaise: NET, route: 'direct_transfer', paymentMethod: 'online', customerSharePaise: 1_000n }],
+  otherLines: [], members: [], splits: [], employerDirect: [], reversals: [], settlementLines: [],
+  payouts: [{ id: 'p1', orderId: 'ord_1', batchId: null, vendorId: 'ven_a', status: 'settled', amountPaise: NET, providerTransferId: 'trf_1', externalReference: null, idempotencyKey: 'k1', cancelledBy: null }],
+};
+const net: RecordedObligation = { source: 'order:ord_1', vendorId: 'ven_a', cause: 'order_net', amountPaise: NET, rail: 'transfer', orderId: 'ord_1', batchId: null, payoutId: null, reason: null, actor: null };
+const transfer: RecordedDischarge = { vendorId: 'ven_a', kind: 'order_transfer', instrument: 'trf_1', providerRef: 'trf_1', amountPaise: NET, state: 'paid', payoutId: 'p1', pays: ['order:ord_1'] };
+
+describe('what the rails wrote against what their rows say', () => {
+  test('when the rails wrote the order\'s net and its settled transfer, then the two ledgers agree', () => {
+    expect(railDisagreements({ obligations: [net], discharges: [transfer] }, buildLedger(rows))).toEqual([]);
+  });
+
+  test('when a rail forgot its transfer, or wrote it still in flight, or wrote a net the rows do not owe, then each difference is named', () => {
+    const built = buildLedger(rows);
+    expect(railDisagreements({ obligations: [net], discharges: [] }, built)).toEqual([expect.stringMatching(/^discharge order_transfer trf_1 follows from the rails' rows, but no rail wrote it/)]);
+    expect(railDisagreements({ obligations: [net], discharges: [{ ...transfer, state: 'in_flight' }] }, built)).toEqual([expect.stringMatching(/^discharge order_transfer trf_1 was written as .*"in_flight".*, the rails' rows say .*"paid"/)]);
+    expect(railDisagreements({ obligations: [net, { ...net, source: 'order:ord_9', orderId: 'ord_9' }], discharges: [transfer] }, built))
+      .toEqual([expect.stringMatching(/^obligation order:ord_9 was written by a rail, but the rails' rows do not show it/)]);
+  });
+
+  test('when the rows hold instruments the rails do not write yet (splits, settlement lines, clawbacks), then those are not compared', () => {
+    expect(writtenByRails({ cause: 'clawback', source: 'line:7' })).toBe(false);
+    expect(writtenByRails({ cause: 'reversal', source: 'line:8', payoutId: null })).toBe(false);
+    expect(writtenByRails({ cause: 'reversal', source: 'reversal:rvrsl_1', payoutId: 'p1' })).toBe(true);
+    expect(dischargeWrittenByRails({ kind: 'settlement_line', instrument: 'SET-1' })).toBe(false);
+    expect(dischargeWrittenByRails({ kind: 'split', instrument: 'trf_s' })).toBe(false);
+    expect(dischargeWrittenByRails({ kind: 'adjustment', instrument: 'cancel:p1' })).toBe(true);
+    expect(dischargeWrittenByRails({ kind: 'adjustment', instrument: 'taken-back:3' })).toBe(false);
+  });
+});
+
+describe('the upgrade to rails that write the ledger', () => {
+  test('when migration 127 is among those a run applied, then that run rebuilds the ledger once: the name it looks for is the migration\'s file', async () => {
+    expect((await readMigrations()).map((m) => m.name)).toContain(RAILS_WRITE_LEDGER_MIGRATION);
+  });
+});
