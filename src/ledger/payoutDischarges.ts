@@ -13,6 +13,7 @@
  *  - cancelled by ops: an adjustment nets what is still open on it, with their reason and name. */
 import type { Tx } from '../db/pool';
 import { oweOrders } from './orderObligations';
+import { deleteDischarge } from './dischargeRows';
 
 type Queryable = Pick<Tx, 'query'>;
 
@@ -77,8 +78,7 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string): Pro
 
   if (current && (!desired || desired.kind !== current.kind)) {
     // Not paying after all (rejected, failed, given back, or paid another way): it paid nothing.
-    await tx.query('DELETE FROM ledger_discharge_items WHERE discharge_id = $1', [current.id]);
-    await tx.query('DELETE FROM ledger_discharges WHERE id = $1', [current.id]);
+    await deleteDischarge(tx, current.id);
     current = null;
   }
   if (current && desired) {

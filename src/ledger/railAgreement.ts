@@ -1,7 +1,7 @@
-/** Whether what the rails wrote is what the rails' rows say (issue 36, step 2), pure. The transfer
- * rails write the ledger as they move (orderObligations.ts, payoutDischarges.ts); a rebuild derives
- * it from their rows (model.ts). The two must be the same ledger: every obligation and discharge of
- * the kinds the rails write, field by field, with the same obligations paid. A difference is a rail
+/** Whether what the rails wrote is what the rails' rows say (issue 36, step 2), pure. Every rail
+ * writes the ledger as it moves (orderObligations.ts, payoutDischarges.ts, splitDischarges.ts,
+ * offlineLines.ts, settlementLines.ts); a rebuild derives it from their rows (model.ts). The two must
+ * be the same ledger: every obligation and discharge, field by field, with the same obligations paid. A difference is a rail
  * that forgot a write (or the model a rule), named, never smoothed over. */
 import type { Discharge, Ledger, Obligation } from './model';
 
@@ -9,14 +9,6 @@ export type RecordedObligation = Required<Pick<Obligation, 'source' | 'vendorId'
   & { orderId: string | null; batchId: string | null; payoutId: string | null; reason: string | null; actor: string | null };
 export type RecordedDischarge = Pick<Discharge, 'vendorId' | 'kind' | 'instrument' | 'providerRef' | 'amountPaise' | 'state' | 'pays'> & { payoutId: string | null };
 
-/** What the rails write themselves (the rest still comes from a rebuild only). */
-export function writtenByRails(o: { cause: string; source: string; payoutId?: string | null }): boolean {
-  return o.cause === 'order_net' || o.cause === 'cash_kept' || (o.cause === 'reversal' && !!o.payoutId) || (o.cause === 'adjustment' && o.source.startsWith('cancel:'));
-}
-const RAIL_KINDS = new Set(['order_transfer', 'batch_transfer', 'external_transfer', 'cash_kept', 'employer_direct']);
-export function dischargeWrittenByRails(d: { kind: string; instrument: string }): boolean {
-  return RAIL_KINDS.has(d.kind) || (d.kind === 'adjustment' && d.instrument.startsWith('cancel:'));
-}
 
 const obligationFace = (o: RecordedObligation | Obligation) => JSON.stringify({
   vendor: o.vendorId, cause: o.cause, amount: o.amountPaise.toString(), rail: o.rail, order: o.orderId ?? null, batch: o.batchId ?? null,
@@ -29,10 +21,9 @@ const dischargeFace = (d: RecordedDischarge | Discharge) => JSON.stringify({
 /** Each difference between the rails' own ledger and the one built from their rows, in words. */
 export function railDisagreements(recorded: { obligations: RecordedObligation[]; discharges: RecordedDischarge[] }, built: Ledger): string[] {
   const out: string[] = [];
-  compare('obligation', new Map(recorded.obligations.filter(writtenByRails).map((o) => [o.source, obligationFace(o)])),
-    new Map(built.obligations.filter(writtenByRails).map((o) => [o.source, obligationFace(o)])), out);
-  compare('discharge', new Map(recorded.discharges.filter(dischargeWrittenByRails).map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])),
-    new Map(built.discharges.filter(dischargeWrittenByRails).map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])), out);
+  compare('obligation', new Map(recorded.obligations.map((o) => [o.source, obligationFace(o)])), new Map(built.obligations.map((o) => [o.source, obligationFace(o)])), out);
+  compare('discharge', new Map(recorded.discharges.map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])),
+    new Map(built.discharges.map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])), out);
   return out;
 }
 

@@ -32,14 +32,14 @@ export function tieDifferences(t: VendorTie): TieDifference[] {
   return out;
 }
 
-/** Every vendor with ledger entries or statement lines, ledger beside statement. */
-export async function readVendorTies(db: Db, now = new Date()): Promise<VendorTie[]> {
+/** Every vendor with ledger entries or statement lines (or only those named), ledger beside statement. */
+export async function readVendorTies(db: Db, now = new Date(), vendorIds?: readonly string[]): Promise<VendorTie[]> {
   const { rows } = await db.query<{ vendor_id: string; paid: string; in_flight: string; open: string; reversed: string; first_day: Date | null }>(
     `SELECT b.vendor_id, b.paid_paise AS paid, b.in_flight_paise AS in_flight, b.open_paise AS open,
             COALESCE((SELECT sum(amount_paise) FROM ledger_obligations o WHERE o.vendor_id = b.vendor_id AND o.cause = 'reversal'), 0) AS reversed,
             LEAST((SELECT min(paid_at) FROM orders WHERE vendor_id = b.vendor_id AND status = 'paid'),
                   (SELECT min(created_at) FROM offline_ledger WHERE vendor_id = b.vendor_id)) AS first_day
-       FROM ledger_vendor_balances b ORDER BY b.vendor_id`);
+       FROM ledger_vendor_balances b WHERE $1::text[] IS NULL OR b.vendor_id = ANY($1) ORDER BY b.vendor_id`, [vendorIds ?? null]);
   const ties: VendorTie[] = [];
   for (const r of rows) {
     if (!r.first_day) continue; // nothing owed, paid or recorded for this vendor

@@ -4,6 +4,7 @@
 import type { Db, Tx } from '../db/pool';
 import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { oweOrders } from '../ledger/orderObligations';
+import { recordSplitInLedger } from '../ledger/splitDischarges';
 import { logger } from '../logger';
 import { completeOutboxRow, enqueuePayoutStartSql, releaseOutboxRow, wakeDrainerSoon, WRITER_LEASE_MS } from '../outbox/outbox';
 import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
@@ -77,7 +78,9 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
   };
   const route = payableRouteFor(payable, terms);
   const owed = await writeWhatTheVendorIsOwed(tx, order, route, evidence.reviewCode ?? null, offlineLedgerAmountPaise(payable), drainerStarts(evidence.via));
-  await oweOrders(tx, [order.id]); // the ledger: what the vendor is owed, in this same transaction
+  // The ledger: what the vendor is owed, and a split that pays it, in this same transaction.
+  await oweOrders(tx, [order.id]);
+  if (route.kind === 'split') await recordSplitInLedger(tx, order.id);
   return { transitioned: true, route, payoutId: owed.payoutId, outboxId: drainerStarts(evidence.via) ? null : owed.outboxId };
 }
 

@@ -24,6 +24,7 @@ import { payoutLogFields, type PayoutStatus, type PayoutView } from '../contract
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund } from '../gateway/types';
+import { oweOfflineLines } from '../ledger/offlineLines';
 import { logger } from '../logger';
 import { leaveOpenBatch, openBatchOfMember } from '../payouts/batches';
 import { lockPayout, transition } from '../payouts/repository';
@@ -172,11 +173,12 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
 
   if (action === 'payout_held' && payout) await holdPayout(tx, payout, requestSent, openBatchId);
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
-    await tx.query(
+    const { rows: line } = await tx.query<{ id: string }>(
       `INSERT INTO offline_ledger (order_id, clawback_order_id, outside_refund_id, employer_id, vendor_id, amount_paise, route)
-       VALUES (NULL, $1, $2, $3, $4, $5, 'refund_clawback')`,
+       VALUES (NULL, $1, $2, $3, $4, $5, 'refund_clawback') RETURNING id`,
       [order.order_id, refund.id, order.employer_id, order.vendor_id, -clawbackPaise],
     );
+    await oweOfflineLines(tx, line.map((l) => l.id)); // the ledger: the vendor owes it back
   }
   if (action !== 'payout_held') {
     const exception = draft('refund-outside-app', 'unmatched', refund.id, istDateOf(new Date(refund.created_at * 1000)), {

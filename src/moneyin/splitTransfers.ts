@@ -36,7 +36,9 @@ import type { Config } from '../config/config';
 import { SPLIT_TRANSFER_SCHEDULE_ID, SPLIT_TRANSFER_SWEEP_WORKFLOW_TYPE, type SplitCheckStatus, type SplitTransferSweepInput } from '../contracts/splitTransfer';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, RzpTransfer } from '../gateway/types';
+import { oweOfflineLines } from '../ledger/offlineLines';
 import { oweOrders } from '../ledger/orderObligations';
+import { recordSplitInLedger } from '../ledger/splitDischarges';
 import { logger } from '../logger';
 import { classifyReversals, isReversed, recordTransferReversals, reversalsOf, type ClassifiedReversal } from '../payouts/transferReversals';
 import { ensureSchedule, sweepScheduleOptions, type EnsuredSchedule, type StartWorkflowScheduleOptions } from '../temporal/schedules';
@@ -133,11 +135,12 @@ async function recordSplitReversals(tx: Tx, row: SplitRow, status: SplitRow['sta
   });
   for (const r of added) {
     if (r.owedPaise <= 0) continue;
-    await tx.query(
+    const { rows: line } = await tx.query<{ id: string }>(
       `INSERT INTO offline_ledger (order_id, transfer_reversal_id, employer_id, vendor_id, amount_paise, route)
-       SELECT NULL, $1, o.employer_id, $3, $4, 'transfer_reversal' FROM orders o WHERE o.id = $2`,
+       SELECT NULL, $1, o.employer_id, $3, $4, 'transfer_reversal' FROM orders o WHERE o.id = $2 RETURNING id`,
       [r.id, row.order_id, row.vendor_id, r.owedPaise],
     );
+    await oweOfflineLines(tx, line.map((l) => l.id));
   }
 }
 
@@ -169,8 +172,10 @@ async function recordCheck(db: Db, orderId: string, found: RzpTransfer | null, t
       await tx.query('UPDATE split_transfers SET checked_at = $2, updated_at = now() WHERE order_id = $1', [orderId, now]);
     }
     if (found) await recordSplitReversals(tx, row, status, found, reversals, trigger);
-    // A split that failed for good leaves its order's net to a settlement run (the ledger's rail).
-    if (status === 'failed') await oweOrders(tx, [orderId]);
+    // The ledger: the split pays the net (in flight, then paid), or failed for good and left it to a
+    // settlement run (the net's rail).
+    await oweOrders(tx, [orderId]);
+    await recordSplitInLedger(tx, orderId);
     await tx.query(
       `INSERT INTO split_transfer_checks (order_id, trigger, provider_transfer_id, provider_status, status_after, raw) VALUES ($1, $2, $3, $4, $5, $6)`,
       [orderId, trigger, found?.id ?? null, found?.status ?? null, status, found ? JSON.stringify(found) : null],

@@ -13,6 +13,7 @@
 import { AppError } from '../appError';
 import type { Tx } from '../db/pool';
 import { formatRupees } from '../domain/money';
+import { netTakenBackClawback, oweOfflineLines } from '../ledger/offlineLines';
 import { FREEZE_LOCK } from './repository';
 
 export interface ClawbackInOpenLine { ledgerId: number; refundId: string; orderId: string; clawbackPaise: number; reference: string; batchId: string }
@@ -62,12 +63,15 @@ export async function takeBackClawbacks(tx: Tx, payout: PayoutKey, decision: { a
       'UPDATE offline_ledger SET taken_back_at = now(), taken_back_by = $2, taken_back_reason = $3 WHERE id = $1',
       [c.id, decision.actor, `payout cancelled by ops: ${decision.reason}${paidIn ? `; netted off paid settlement line ${paidIn}, returned as a new line` : ''}`],
     );
+    // The ledger: taken back before any paid line netted it, an adjustment nets it to nothing.
+    await netTakenBackClawback(tx, c.id);
     if (paidIn) {
-      await tx.query(
+      const { rows: line } = await tx.query<{ id: string }>(
         `INSERT INTO offline_ledger (order_id, clawback_order_id, returns_clawback_id, employer_id, vendor_id, amount_paise, route)
-         SELECT NULL, clawback_order_id, id, employer_id, vendor_id, -amount_paise, 'clawback_returned' FROM offline_ledger WHERE id = $1`,
+         SELECT NULL, clawback_order_id, id, employer_id, vendor_id, -amount_paise, 'clawback_returned' FROM offline_ledger WHERE id = $1 RETURNING id`,
         [c.id],
       );
+      await oweOfflineLines(tx, line.map((l) => l.id));
       returnedPaise -= Number(c.amount_paise);
     }
   }

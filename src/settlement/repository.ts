@@ -5,6 +5,7 @@ import { AppError } from '../appError';
 import { istDayBounds } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
 import { inTransaction, type Db, type Tx } from '../db/pool';
+import { recordSettlementLinesInLedger } from '../ledger/settlementLines';
 import { normaliseUtr } from '../recon/bankStatementCsv';
 import { planSettlement, type SkippedVendor } from './netting';
 import { batchIdForRun, lineReference } from './references';
@@ -74,6 +75,7 @@ export async function freezeBatch(db: Db, input: FreezeInput): Promise<Settlemen
          SELECT $1, unnest($2::bigint[]), unnest($3::bigint[])`,
         [line!.id, payment.members.map((m) => m.ledgerId), payment.members.map((m) => m.amountPaise)],
       );
+      await recordSettlementLinesInLedger(tx, [line!.id]); // in flight until the bank answers
     }
     const total = plan.payments.reduce((sum, p) => sum + p.amountPaise, 0);
     await audit(tx, id, null, input.actor, 'start', `${input.from}..${input.to}${input.vendorIds ? ` vendors ${input.vendorIds.join(',')}` : ''}: ${plan.payments.length} line(s), ${formatRupees(total)}; ${plan.skipped.length} vendor(s) carried forward`);
@@ -189,6 +191,7 @@ async function applyPaid(tx: Tx, input: PaidInput): Promise<DecisionResult> {
     `UPDATE settlement_lines SET status = 'paid', utr = $2, utr_normalised = $3, paid_on = $4, decided_by = $5, decided_at = now() WHERE id = $1`,
     [line.id, input.utr.trim(), utr, input.paidOn, input.actor],
   );
+  await recordSettlementLinesInLedger(tx, [line.id]);
   await audit(tx, line.batch_id, line.id, input.actor, 'paid', `UTR ${utr} on ${input.paidOn}, ${formatRupees(amount)}`);
   return { reference: line.reference, batchId: line.batch_id, status: 'paid', alreadyRecorded: false, batchStatus: await closeIfDecided(tx, line.batch_id) };
 }
@@ -210,6 +213,7 @@ async function applyFailed(tx: Tx, input: FailedInput): Promise<DecisionResult> 
   }
   await tx.query(`UPDATE settlement_lines SET status = 'failed', failure_reason = $2, decided_by = $3, decided_at = now() WHERE id = $1`, [line.id, input.reason, input.actor]);
   await tx.query('UPDATE settlement_line_members SET active = false WHERE line_id = $1', [line.id]);
+  await recordSettlementLinesInLedger(tx, [line.id]);
   await audit(tx, line.batch_id, line.id, input.actor, 'failed', input.reason);
   return { reference: line.reference, batchId: line.batch_id, status: 'failed', alreadyRecorded: false, batchStatus: await closeIfDecided(tx, line.batch_id) };
 }
@@ -240,7 +244,9 @@ export async function cancelBatch(db: Db, input: CancelInput): Promise<Settlemen
     const downloads = await bankFileDownloads(tx, input.batchId);
     if (downloads && input.confirmNotSubmitted !== true) throw await fileDownloadedRefusal(tx, input.batchId, downloads);
     await tx.query(`UPDATE settlement_line_members m SET active = false FROM settlement_lines l WHERE l.id = m.line_id AND l.batch_id = $1`, [input.batchId]);
-    await tx.query(`UPDATE settlement_lines SET status = 'cancelled', decided_by = $2, decided_at = now() WHERE batch_id = $1 AND status = 'open'`, [input.batchId, input.actor]);
+    const { rows: cancelled } = await tx.query<{ id: string }>(
+      `UPDATE settlement_lines SET status = 'cancelled', decided_by = $2, decided_at = now() WHERE batch_id = $1 AND status = 'open' RETURNING id`, [input.batchId, input.actor]);
+    await recordSettlementLinesInLedger(tx, cancelled.map((l) => l.id));
     await tx.query(`UPDATE settlement_batches SET status = 'cancelled', cancelled_by = $2, cancel_reason = $3, cancelled_at = now() WHERE id = $1`, [input.batchId, input.actor, input.reason]);
     const confirmed = downloads ? `; bank file downloaded ${downloads.downloads} time(s) (last sha256 ${downloads.lastSha256}), confirmed not submitted to the bank` : '';
     await audit(tx, input.batchId, null, input.actor, 'cancel', `${input.reason}${confirmed}`);

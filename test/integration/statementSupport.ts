@@ -6,6 +6,7 @@
  * them in a test; the statement reads only those tables, not the runs. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/pool';
+import { recordSettlementLinesInLedger } from '../../src/ledger/settlementLines';
 import { addDays, istDateOf, settlementDueDate } from '../../src/domain/calendar';
 import { createGateway } from '../../src/gateway';
 import { followSplitTransfer } from '../../src/moneyin/splitTransfers';
@@ -157,6 +158,7 @@ async function insertBatchLine(db: Db, b: {
     `INSERT INTO settlement_line_members (line_id, ledger_id, amount_paise, active) SELECT $1, id, amount_paise, $2 FROM offline_ledger WHERE id = ANY($3)`,
     [line.id, b.line.status !== 'failed', b.ledgerIds],
   );
+  await recordSettlementLinesInLedger(db, [line.id]); // as the run's freeze and the bank's answer write it
   return { batchId, amountPaise: line.amount_paise };
 }
 

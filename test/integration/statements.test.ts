@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../src/db/pool';
+import { rebuildLedger } from '../../src/ledger/backfill';
+import { readVendorTies, tieDifferences } from '../../src/ledger/statementTie';
 import type { Statement, StatementLine } from '../../src/statements/contract';
 import { STATEMENT_CSV_HEADER } from '../../src/statements/statementCsv';
 import { mintKey, type AuthHeader } from '../support/apiKeys';
@@ -113,6 +115,14 @@ describe('vendor statements', () => {
     expect(empty.lines).toEqual([]);
     expect(statementSums(empty)).toEqual(await ledgerSums(db, world.vendorId, { from: '2020-01-01', to: '2020-01-31' }));
     expect(Object.values(statementSums(empty)).every((v) => v === 0)).toBe(true);
+  });
+
+  test('when every rail has moved (transfers, a split, cash, employer direct, a clawback, a settlement line paid), then the ledger as the rails wrote it, with no rebuild, ties to each vendor\'s statement, and a rebuild finds nothing they forgot', async () => {
+    const vendors = [world.vendorId, world.offlineVendorId];
+    const asWritten = await readVendorTies(db, new Date(), vendors);
+    expect(asWritten.map((t) => t.vendorId).sort()).toEqual([...vendors].sort());
+    expect(asWritten.flatMap(tieDifferences)).toEqual([]);
+    expect((await rebuildLedger(db)).disagreements).toEqual([]);
   });
 
   test('when the statement is asked for as CSV, then it is a file of the same lines and totals in rupees with Indian grouping and paise', async () => {
