@@ -185,7 +185,6 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`,
     [orderId, order.employer_id, order.vendor_id, ledgerAmount, ledgerRouteName(route)],
   );
-  await oweOrders(tx, [orderId]);
   if (route.kind === 'corporate_direct') {
     await tx.query(
       `INSERT INTO vendor_obligations (order_id, employer_id, vendor_id, amount_paise)
@@ -193,6 +192,7 @@ async function recordOfflineOwing(tx: Tx, orderId: string, order: PayableOrderRo
       [orderId, order.employer_id, order.vendor_id, route.amountPaise],
     );
   }
+  await oweOrders(tx, [orderId]); // after the employer's obligation: its rail is employer direct
 }
 
 /** The row may be older than the provider's ledger (issue 23 item 4: a completed run over an open

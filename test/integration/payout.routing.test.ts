@@ -16,6 +16,7 @@ import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { isolatedPool } from '../support/db';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
 import { attemptOutcomes, payoutRow, recordHistory, seedPaidOrder, eventually } from './payoutSeed';
+import { rebuildLedger } from '../../src/ledger/backfill';
 
 describe('payouts: routing at fire time, claims and the kill switch (no money moves)', () => {
   let db: Db;
@@ -62,6 +63,8 @@ describe('payouts: routing at fire time, claims and the kill switch (no money mo
     expect(open.rows.map((r) => r.order_id).sort()).toEqual([cash.orderId, manual.orderId, noAccount.orderId, tiny.orderId].sort());
     const payouts = await db.query('SELECT count(*)::int AS n FROM payouts WHERE order_id = ANY($1)', [[cash.orderId, manual.orderId, noAccount.orderId, tiny.orderId, corporate.orderId]]);
     expect(payouts.rows[0].n).toBe(0);
+    // The ledger the claims wrote is the one their rows say (the employer-direct net on its own rail).
+    expect((await rebuildLedger(db)).disagreements).toEqual([]);
   });
 
   test('when the pair switched to manual_offline after the order became payable, then the pending payout is rerouted and its ledger entry reopens', async () => {
