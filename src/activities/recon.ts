@@ -9,6 +9,7 @@ import { matchWindowInDatabase } from '../recon/matchInDatabase';
 import { recordRunEnd, recordRunStart, storeReconPages, unknownSettlementIds, upsertSettlement, withFoundExceptions } from '../recon/repository';
 import { bankHolidays } from '../recon/holidays';
 import { refreshSettlementsAwaitingUtr } from '../recon/settlementEvidence';
+import { judgeLedger } from '../recon/ledgerDrift';
 
 /** Keeps heartbeating while one long call (all pages of a day, a 100k-row match) is in flight, so
  * the heartbeat timeout detects a dead worker rather than a slow gateway. */
@@ -64,7 +65,9 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
       // (ANALYZE samples a bounded number of rows, whatever the table's size).
       await db.query('ANALYZE recon_rows');
       const { found, saved } = await whileHeartbeating({ step: 'matching' }, () => withFoundExceptions(db, input.runId, window, (tx) => matchWindowInDatabase(tx, window)));
-      return { matched: found.matched, ...saved };
+      // Every run, whatever its window: does the ledger as written still say what the rails' rows say?
+      const ledger = await whileHeartbeating({ step: 'ledger' }, () => judgeLedger(db, input.runId, input.asOf));
+      return { matched: found.matched, ...saved, ledgerDrift: ledger };
     },
 
     async finishReconRun(input: { runId: string; rowsFetched: number; summary: unknown }): Promise<void> {

@@ -86,7 +86,7 @@ export interface BackfillResult {
 }
 
 /** The ledger as written, for the rail agreement check. */
-async function readRecordedLedger(db: Queryable): Promise<{ obligations: RecordedObligation[]; discharges: RecordedDischarge[] }> {
+export async function readRecordedLedger(db: Queryable): Promise<{ obligations: RecordedObligation[]; discharges: RecordedDischarge[] }> {
   const { rows: obligations } = await db.query<{ source: string; vendor_id: string; cause: RecordedObligation['cause']; amount_paise: string; rail: RecordedObligation['rail'];
     order_id: string | null; batch_id: string | null; payout_id: string | null; reason: string | null; actor: string | null }>(
     'SELECT source, vendor_id, cause, amount_paise, rail, order_id, batch_id, payout_id::text, reason, actor FROM ledger_obligations');

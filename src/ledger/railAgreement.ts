@@ -20,18 +20,26 @@ const dischargeFace = (d: RecordedDischarge | Discharge) => JSON.stringify({
 
 /** Each difference between the rails' own ledger and the one built from their rows, in words. */
 export function railDisagreements(recorded: { obligations: RecordedObligation[]; discharges: RecordedDischarge[] }, built: Ledger): string[] {
-  const out: string[] = [];
-  compare('obligation', new Map(recorded.obligations.map((o) => [o.source, obligationFace(o)])), new Map(built.obligations.map((o) => [o.source, obligationFace(o)])), out);
-  compare('discharge', new Map(recorded.discharges.map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])),
-    new Map(built.discharges.map((d) => [`${d.kind} ${d.instrument}`, dischargeFace(d)])), out);
+  return railDifferences(recorded, built).map((d) => d.text);
+}
+
+/** The same, each with the vendor it is about. */
+export function railDifferences(recorded: { obligations: RecordedObligation[]; discharges: RecordedDischarge[] }, built: Ledger): Array<{ vendorId: string; text: string }> {
+  const out: Array<{ vendorId: string; text: string }> = [];
+  compare('obligation', new Map(recorded.obligations.map((o) => [o.source, [o.vendorId, obligationFace(o)] as const])),
+    new Map(built.obligations.map((o) => [o.source, [o.vendorId, obligationFace(o)] as const])), out);
+  compare('discharge', new Map(recorded.discharges.map((d) => [`${d.kind} ${d.instrument}`, [d.vendorId, dischargeFace(d)] as const])),
+    new Map(built.discharges.map((d) => [`${d.kind} ${d.instrument}`, [d.vendorId, dischargeFace(d)] as const])), out);
   return out;
 }
 
-function compare(what: string, recorded: Map<string, string>, built: Map<string, string>, out: string[]): void {
-  for (const [key, face] of built) {
-    const written = recorded.get(key);
-    if (written === undefined) out.push(`${what} ${key} follows from the rails' rows, but no rail wrote it: ${face}`);
-    else if (written !== face) out.push(`${what} ${key} was written as ${written}, the rails' rows say ${face}`);
+type Faces = Map<string, readonly [vendorId: string, face: string]>;
+
+function compare(what: string, recorded: Faces, built: Faces, out: Array<{ vendorId: string; text: string }>): void {
+  for (const [key, [vendorId, face]] of built) {
+    const written = recorded.get(key)?.[1];
+    if (written === undefined) out.push({ vendorId, text: `${what} ${key} follows from the rails' rows, but no rail wrote it: ${face}` });
+    else if (written !== face) out.push({ vendorId, text: `${what} ${key} was written as ${written}, the rails' rows say ${face}` });
   }
-  for (const [key, face] of recorded) if (!built.has(key)) out.push(`${what} ${key} was written by a rail, but the rails' rows do not show it: ${face}`);
+  for (const [key, [vendorId, face]] of recorded) if (!built.has(key)) out.push({ vendorId, text: `${what} ${key} was written by a rail, but the rails' rows do not show it: ${face}` });
 }

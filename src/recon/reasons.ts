@@ -26,6 +26,7 @@ export const REASONS = [
   'offline-payment-without-debit',
   'offline-debit-amount-differs',
   'unexplained-bank-debit',
+  'ledger-drift',
 ] as const;
 export type ReasonCode = (typeof REASONS)[number];
 
@@ -58,6 +59,7 @@ const RULES: Record<ReasonCode, ReasonRule> = {
   'offline-payment-without-debit': { severity: 'high', nextAction: 'A settlement line was recorded paid with this UTR but no bank debit has it: import the latest bank statement (with its DR lines); if the debit is still missing, ask the bank to trace the UTR before paying the vendor again.' },
   'offline-debit-amount-differs': { severity: 'critical', nextAction: 'The bank debited a different amount under this settlement line\'s UTR: compare the bank file with the bank\'s response; recover an overpayment from the vendor, or pay the shortfall, then resolve.' },
   'unexplained-bank-debit': { severity: 'high', nextAction: 'A debit from our account matches no settlement line paid with its UTR: find the payment (a line recorded with a typo in its UTR, or a payment made outside the app) and record or recover it.' },
+  'ledger-drift': { severity: 'critical', nextAction: 'The ledger as the rails wrote it no longer says what their rows say for this vendor: a rail missed a write, or a row was changed by hand. Do not pay the vendor by hand until it is explained: read the differences in the details, then run `npm run ledger` (it names each one and rebuilds the ledger from the rails); the next recon run resolves this when the two agree.' },
   'refund-outside-app': { severity: 'high', nextAction: 'Someone refunded the customer outside the app (e.g. the Razorpay Dashboard) after the vendor was paid or while it was being paid: the negative offline-ledger line (refund_clawback) is what the vendor owes back; confirm the refund with whoever issued it, then recover the amount from the vendor (net it off the next offline payment) and resolve.' },
 };
 

@@ -1,14 +1,18 @@
 /** Issue 36, step 2: the transfer rails write the ledger as they move, and the ledger's constraint
  * is the claim's: an order paid through money in has its obligation in the transaction that marks it
  * paid, its payout's transfer is a discharge from the claim on (paid once settled, named by the
- * transfer), with no rebuild; and a payout whose net another instrument already pays sends nothing.
+ * transfer), with no rebuild; a payout whose net another instrument already pays sends nothing; and
+ * recon says, every run, when the ledger as written drifts from what the rails' rows say.
  * Real worker, PostgreSQL, Temporal and sandbox. */
 import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { inTransaction, type Db } from '../../src/db/pool';
+import { istDateOf } from '../../src/domain/calendar';
+import { rebuildLedger } from '../../src/ledger/backfill';
 import { markPaid } from '../../src/moneyin/markPaid';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
-import { payoutRow } from './payoutSeed';
+import { call } from './offlineOrders';
+import { eventually, payoutRow } from './payoutSeed';
 import { startBatchPayoutStack, type PayoutStack } from './payoutStack';
 
 describe('the transfer rails write the ledger', () => {
@@ -87,5 +91,34 @@ describe('the transfer rails write the ledger', () => {
     expect((result as { reason: string }).reason).toContain('neft-planted-1');
     expect(await stack.sandbox.control.transfers({ recipient: order.account })).toHaveLength(0);
     expect(await ledgerOf(order.orderId)).toEqual([expect.objectContaining({ kind: 'external_transfer', instrument: 'neft-planted-1', state: 'paid' })]);
+  });
+
+  test('when the ledger as written drifts from what the rails\' rows say, then the next recon run raises a critical ledger-drift exception naming the vendor and the amount, and a run after the ledger ties again resolves it', async () => {
+    const order = await paidOrder();
+    expect(await payOut(order.orderId)).toMatchObject({ kind: 'finished', status: 'settled' });
+    const today = istDateOf(new Date());
+    const recon = async () => {
+      const started = await call(stack, stack.keys.finance, 'POST', '/finance/recon/runs', { from: today, to: today, asOf: today });
+      expect(started.status).toBe(202);
+      const { workflowId } = started.body as { workflowId: string };
+      await eventually(async () => (await call(stack, stack.keys.finance, 'GET', `/finance/recon/runs/${workflowId}`)).body?.live?.status, (s) => s !== undefined && s !== 'RUNNING', 60_000);
+    };
+    const drift = async () => (await db.query(
+      `SELECT status, severity, class, expected_paise::int, actual_paise::int, details->>'vendorId' AS vendor FROM recon_exceptions WHERE key = $1`, [`ledger-drift|${order.vendorId}`])).rows[0];
+    await recon();
+    expect(await drift()).toBeUndefined();
+    // A rail that forgot its write: the transfer's discharge no longer pays the order's net.
+    await inTransaction(db, async (tx) => {
+      await tx.query(
+        `UPDATE ledger_discharge_items i SET active = false FROM ledger_discharges d
+          WHERE d.id = i.discharge_id AND d.kind = 'order_transfer' AND d.vendor_id = $1`, [order.vendorId]);
+      await tx.query(`UPDATE ledger_discharges SET state = 'void' WHERE kind = 'order_transfer' AND vendor_id = $1`, [order.vendorId]);
+    });
+    await recon();
+    expect(await drift()).toEqual({ status: 'open', severity: 'critical', class: 'mismatched', expected_paise: 0, actual_paise: 8100, vendor: order.vendorId });
+    const transferId = (await payoutRow(db, order.orderId))!.provider_transfer_id!;
+    expect((await rebuildLedger(db)).disagreements).toEqual(expect.arrayContaining([expect.stringContaining(`discharge order_transfer ${transferId} follows from the rails' rows, but no rail wrote it`)]));
+    await recon();
+    expect(await drift()).toMatchObject({ status: 'resolved' });
   });
 });

@@ -14,6 +14,8 @@ import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { parsePrometheusText, sampleValue, type Family } from '../unit/observability.promText';
 import { eventually, seedPaidOrder } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
+import { oweOrders } from '../../src/ledger/orderObligations';
+import { recordSettlementLinesInLedger } from '../../src/ledger/settlementLines';
 
 describe('GET /metrics on the API', () => {
   let stack: PayoutStack;
@@ -196,6 +198,7 @@ describe('GET /metrics on the API', () => {
     const { rows: [line] } = await stack.db.query<{ id: string }>(
       `INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route, created_at)
        SELECT id, employer_id, vendor_id, vendor_net_paise, 'manual_offline', now() - interval '10 days' FROM orders WHERE id = $1 RETURNING id`, [order.orderId]);
+    await oweOrders(stack.db, [order.orderId]); // as markPaid writes the order's obligation with its line
     let families = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(families, name, labels)! - sampleValue(before, name, labels)!;
     expect(delta('payouts_offline_owed_paise', { age: '7-30d' })).toBe(order.vendorNetPaise);
@@ -209,9 +212,11 @@ describe('GET /metrics on the API', () => {
     const { rows: [sl] } = await stack.db.query<{ id: string }>(`INSERT INTO settlement_lines (batch_id, vendor_id, reference, amount_paise, beneficiary_name, ifsc, account_masked, bank_details_updated_at)
       VALUES ('stb_metrics0000000', $1, 'STMETRICS00001', $2, 'Metrics Vendor', 'HDFC0001234', 'XXXXXX1234', now()) RETURNING id`, [order.vendorId, order.vendorNetPaise]);
     await stack.db.query('INSERT INTO settlement_line_members (line_id, ledger_id, amount_paise) VALUES ($1, $2, $3)', [sl!.id, line!.id, order.vendorNetPaise]);
+    await recordSettlementLinesInLedger(stack.db, [sl!.id]); // as the freeze writes it
     families = await scrape();
     expect(delta('payouts_settlement_batches_open')).toBe(1);
     await stack.db.query(`UPDATE settlement_lines SET status = 'paid', utr = 'UTRMETRICS01', utr_normalised = 'UTRMETRICS01', paid_on = current_date - 5 WHERE id = $1`, [sl!.id]);
+    await recordSettlementLinesInLedger(stack.db, [sl!.id]); // as recording the UTR writes it
     families = await scrape();
     expect(delta('payouts_settlement_paid_without_debit')).toBe(1);
     // Paid: no longer owed offline.

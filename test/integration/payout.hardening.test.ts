@@ -16,6 +16,7 @@ import { readRunDetails } from '../../src/temporal/runDetails';
 import type { SandboxControl } from '../../src/sandbox/control';
 import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
+import { recordPayoutInLedger } from '../../src/ledger/payoutDischarges';
 
 describe('payouts: hardened money paths', () => {
   let stack: PayoutStack;
@@ -209,6 +210,7 @@ describe('payouts: hardened money paths', () => {
     for (const status of statuses) {
       const o = await seedPaidOrder(db, { linkedAccountId: account });
       await db.query('UPDATE payouts SET status = $2 WHERE id = $1', [o.payoutId, status]);
+      await recordPayoutInLedger(db, o.payoutId!); // as a transition to it writes the ledger
       byStatus[status] = o.orderId;
     }
     const listed = async () => {

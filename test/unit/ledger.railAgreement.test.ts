@@ -1,7 +1,8 @@
 import { readMigrations } from '../../src/db/migrate';
+import { driftsOf, vendorBalances } from '../../src/ledger/drift';
 import { buildLedger, type RailRows } from '../../src/ledger/model';
 import { RAILS_WRITE_LEDGER_MIGRATION } from '../../src/ledger/upgrade';
-import { railDisagreements, type RecordedDischarge, type RecordedObligation } from '../../src/ledger/railAgreement';
+import { railDifferences, railDisagreements, type RecordedDischarge, type RecordedObligation } from '../../src/ledger/railAgreement';
 
 const NET = 8_100n;
 const rows: RailRows = {
@@ -29,5 +30,26 @@ describe('what the rails wrote against what their rows say', () => {
 describe('the upgrade to rails that write the ledger', () => {
   test('when migration 127 is among those a run applied, then that run rebuilds the ledger once: the name it looks for is the migration\'s file', async () => {
     expect((await readMigrations()).map((m) => m.name)).toContain(RAILS_WRITE_LEDGER_MIGRATION);
+  });
+});
+
+describe('a vendor\'s drift between the ledger as written and as its rails\' rows say', () => {
+  test('when both ledgers are the same, then no vendor drifts; when a rail forgot a settled transfer, then its vendor drifts by the net, with the difference named', () => {
+    const built = buildLedger(rows);
+    expect(driftsOf({ obligations: [net], discharges: [transfer] }, built, railDifferences({ obligations: [net], discharges: [transfer] }, built))).toEqual([]);
+    const forgot = { obligations: [net], discharges: [] };
+    expect(driftsOf(forgot, built, railDifferences(forgot, built))).toEqual([{
+      vendorId: 'ven_a',
+      written: { owedPaise: NET, paidPaise: 0n, inFlightPaise: 0n, openPaise: NET },
+      derived: { owedPaise: NET, paidPaise: NET, inFlightPaise: 0n, openPaise: 0n },
+      differences: [expect.stringMatching(/^discharge order_transfer trf_1 follows from the rails' rows, but no rail wrote it/)],
+    }]);
+  });
+
+  test('when discharges pay obligations, then the balance counts paid and in flight apart, and open is what is left', () => {
+    const b = vendorBalances(
+      [{ vendorId: 'v', source: 'a', amountPaise: 100n }, { vendorId: 'v', source: 'b', amountPaise: 50n }, { vendorId: 'v', source: 'c', amountPaise: -30n }],
+      [{ vendorId: 'v', state: 'paid', pays: ['a'] }, { vendorId: 'v', state: 'in_flight', pays: ['c'] }]);
+    expect(b.get('v')).toEqual({ owedPaise: 120n, paidPaise: 100n, inFlightPaise: -30n, openPaise: 50n });
   });
 });
