@@ -160,6 +160,8 @@ describe('the ledger under every rail, built from today\'s tables', () => {
       await tx.query('INSERT INTO ledger_discharge_items (discharge_id, obligation_id, amount_paise) VALUES ($1, $2, $3)', [d.rows[0]!.id, paid.id, paid.amount_paise]);
     });
     await expect(secondInstrument).rejects.toThrow(/ledger_one_active_discharge/);
+    // An item changed on its own, in a later statement: its discharge is checked again at commit.
+    await expect(db.query('UPDATE ledger_discharge_items SET active = false WHERE obligation_id = $1 AND active', [paid.id])).rejects.toThrow(/its obligations sum to/);
     const { rows: open } = await db.query<{ id: string; vendor_id: string; amount_paise: string }>(
       `SELECT o.id, o.vendor_id, o.amount_paise FROM ledger_obligations o WHERE NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = o.id AND i.active) AND o.amount_paise > 0 LIMIT 1`);
     const short = inTransaction(db, async (tx) => {
