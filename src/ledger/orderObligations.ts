@@ -14,7 +14,7 @@ type Queryable = Pick<Tx, 'query'>;
 
 export async function oweOrders(tx: Queryable, orderIds: readonly string[]): Promise<void> {
   if (orderIds.length === 0) return;
-  await tx.query(
+  const { rows: written } = await tx.query<{ source: string; rail: string }>(
     `WITH line AS (
        SELECT l.order_id, l.vendor_id, l.employer_id, l.amount_paise, l.route, o.customer_share_paise,
               CASE WHEN EXISTS (SELECT 1 FROM vendor_obligations v WHERE v.order_id = l.order_id) THEN 'employer_direct'
@@ -31,20 +31,23 @@ export async function oweOrders(tx: Queryable, orderIds: readonly string[]): Pro
      SELECT 'order:' || order_id, vendor_id, employer_id, order_id, 'order_net', amount_paise, rail FROM line WHERE amount_paise <> 0
      UNION ALL
      SELECT 'cash:' || order_id, vendor_id, employer_id, order_id, 'cash_kept', customer_share_paise, 'cash_kept' FROM line WHERE route = 'cash' AND customer_share_paise > 0
-     ON CONFLICT (source) DO UPDATE SET rail = EXCLUDED.rail WHERE ledger_obligations.rail <> EXCLUDED.rail`,
+     ON CONFLICT (source) DO UPDATE SET rail = EXCLUDED.rail WHERE ledger_obligations.rail <> EXCLUDED.rail
+     RETURNING source, rail`,
     [orderIds],
   );
-  // Paid at once, outside our instruments: at the counter, and by the employer.
-  await payAtOnce(tx, 'cash_kept', orderIds.map((id) => `cash:${id}`));
-  await payAtOnce(tx, 'employer_direct', orderIds.map((id) => `order:${id}`), 'AND o.rail = \'employer_direct\'');
+  // Paid at once, outside our instruments: at the counter, and by the employer (only when written
+  // or moved to that rail just now: an order's webhook pays for one statement, not three).
+  const at = (rail: string) => written.filter((w) => w.rail === rail).map((w) => w.source);
+  if (at('cash_kept').length > 0) await payAtOnce(tx, 'cash_kept', at('cash_kept'));
+  if (at('employer_direct').length > 0) await payAtOnce(tx, 'employer_direct', at('employer_direct'));
 }
 
 /** One paid discharge per obligation, named by its order, unless one is already written. */
-async function payAtOnce(tx: Queryable, kind: 'cash_kept' | 'employer_direct', sources: string[], where = ''): Promise<void> {
+async function payAtOnce(tx: Queryable, kind: 'cash_kept' | 'employer_direct', sources: string[]): Promise<void> {
   await tx.query(
     `WITH due AS (
        SELECT o.id, o.vendor_id, o.order_id, o.amount_paise FROM ledger_obligations o
-        WHERE o.source = ANY($1::text[]) ${where}
+        WHERE o.source = ANY($1::text[])
           AND NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = o.id AND i.active)),
      paid AS (
        INSERT INTO ledger_discharges (vendor_id, kind, instrument, amount_paise, state)

@@ -99,9 +99,14 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string): Pro
   if (p.status === 'cancelled' && !p.member) await netCancelled(tx, p);
 }
 
+/** Statuses a payout passes through on every transfer (after its claim): none changes the rail of
+ * what it owes, so they skip that write (the webhook path shares these cores). */
+const RAIL_KEEPING = new Set(['accepted', 'settled', 'failed']);
+
 /** The rail of what the payout owes follows its status: its order's (or members') net, and what
- * reversals of its transfers made owed again. */
+ * reversals of its transfers made owed again. The claim also makes sure the net is owed. */
 async function keepRails(tx: Queryable, p: PayoutFacts): Promise<void> {
+  if (RAIL_KEEPING.has(p.status)) return;
   if (p.order_id) await oweOrders(tx, [p.order_id]);
   else if (p.batch_id && (p.status === 'offline' || p.status === 'processing')) {
     // The members' own rows take the batch's final status (offline: owed by a settlement run); the
@@ -109,7 +114,7 @@ async function keepRails(tx: Queryable, p: PayoutFacts): Promise<void> {
     const { rows } = await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [p.batch_id]);
     await oweOrders(tx, rows.map((r) => r.order_id));
   }
-  await tx.query(`UPDATE ledger_obligations SET rail = $2 WHERE payout_id = $1 AND cause = 'reversal' AND rail <> $2`, [p.id, reversalRail(p)]);
+  if (p.status === 'offline') await tx.query(`UPDATE ledger_obligations SET rail = $2 WHERE payout_id = $1 AND cause = 'reversal' AND rail <> $2`, [p.id, reversalRail(p)]);
 }
 
 const reversalRail = (p: Pick<PayoutFacts, 'status' | 'batch_id'>): string => (p.status === 'offline' ? 'settlement_run' : p.batch_id ? 'batch_transfer' : 'transfer');
