@@ -59,12 +59,7 @@ export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exc
     const admin = () => { const u = new URL(url); u.pathname = '/postgres'; return u.toString(); };
     const allowConnections = (allow: boolean) => withClient(admin(), async (c) => {
       await c.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS ${allow}`);
-      if (allow) return;
-      // Sessions waiting on a lock end first, and are gone (the timeout waits for each), before the
-      // sessions they wait on: a waiter freed by its holder's end would otherwise run on the rows
-      // being replaced, and answer from the database as it was before the restore.
-      await c.query(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'`, [db, pid]);
-      await c.query('SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [db, pid]);
+      if (!allow) await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [db, pid]);
     });
     if (opts.exclusive) await allowConnections(false);
     try {
