@@ -34,7 +34,7 @@ export interface DuePayoutQuery { after?: string | null; afterOrderId?: string |
 
 /** The open payouts the sweep wakes, oldest first after a (created_at, id) cursor ($1, $2), $3 at a time. */
 export const SWEEP_CANDIDATES_SQL = `
-SELECT COALESCE(order_id, batch_id) AS order_id, batch_id,
+SELECT subject_id AS order_id, batch_id,
                 (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = payouts.batch_id) AS cutoff_at,
                 amount_paise, vendor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id AS cursor,
                 EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = payouts.id) AS reversed
@@ -112,7 +112,7 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
    * once a probe is due: its claim takes the probe (balanceWall.ts), and an accepted probe wakes the rest. */
   async function wakeBalanceProbe(): Promise<DuePayoutBatch> {
     const { rows } = await db.query<OpenPayoutRow>(
-      `SELECT COALESCE(p.order_id, p.batch_id) AS order_id, p.batch_id, (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = p.batch_id) AS cutoff_at,
+      `SELECT p.subject_id AS order_id, p.batch_id, (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = p.batch_id) AS cutoff_at,
               p.amount_paise, p.vendor_id FROM payouts p, transfer_switch t
        WHERE t.id = 1 AND (t.balance_probe_at IS NULL OR t.balance_probe_at <= now())
          AND ${DUE_FOR_SEND_SQL}

@@ -31,7 +31,7 @@ export async function readAuditLog(db: Pick<Db, 'query'>, filter: AuditFilter): 
   const { rows } = await db.query<{ at: Date; actor: string; kind: AuditEntry['kind']; action: string; subject: string | null; reason: string | null; reference: string | null }>(
     `SELECT * FROM (
        SELECT r.created_at AS at, r.actor, CASE WHEN r.payout_id IS NULL THEN 'kill_switch' ELSE 'payout_decision' END AS kind,
-              r.action, COALESCE(p.order_id, p.batch_id) AS subject, r.reason, r.reference
+              r.action, p.subject_id AS subject, r.reason, r.reference
          FROM review_actions r LEFT JOIN payouts p ON p.id = r.payout_id
        UNION ALL
        SELECT a.created_at, a.actor, 'recon_resolution', a.action, e.key, a.note, NULL

@@ -66,7 +66,13 @@ export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exc
       await inTransaction(client, 'BEGIN', async () => {
         await client.query('SET LOCAL session_replication_role = replica'); // no foreign-key checks while rows go back
         await client.query(`TRUNCATE ${snap.tables.map((t) => `public.${quoted(t)}`).join(', ')}`);
-        for (const t of snap.tables) await client.query(`INSERT INTO public.${quoted(t)} OVERRIDING SYSTEM VALUE SELECT * FROM ${quoted(snap.schema)}.${quoted(t)}`);
+        for (const t of snap.tables) {
+          // Generated columns (payouts.subject_id) are computed again, never written.
+          const { rows: [written] } = await client.query<{ columns: string }>(
+            `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS columns FROM pg_attribute
+              WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`, [`public.${quoted(t)}`]);
+          await client.query(`INSERT INTO public.${quoted(t)} (${written!.columns}) OVERRIDING SYSTEM VALUE SELECT ${written!.columns} FROM ${quoted(snap.schema)}.${quoted(t)}`);
+        }
         for (const s of snap.sequences) {
           if (s.lastValue === null) await client.query(`SELECT setval('public.${quoted(s.name)}', 1, false)`);
           else await client.query(`SELECT setval('public.${quoted(s.name)}', $1::bigint)`, [s.lastValue]);

@@ -89,7 +89,7 @@ async function refuseTransfer(tx: Tx, payout: PayoutView, transfer: RzpTransfer)
   const mismatch = judgeTransferEvidence(payout, transfer);
   if (mismatch) return mismatch;
   const { rows } = await tx.query<{ order_id: string }>(
-    `SELECT COALESCE(order_id, batch_id) AS order_id FROM payouts WHERE provider_transfer_id = $1 AND id <> $2
+    `SELECT subject_id AS order_id FROM payouts WHERE provider_transfer_id = $1 AND id <> $2
      UNION ALL SELECT order_id FROM split_transfers WHERE provider_transfer_id = $1 LIMIT 1`, [transfer.id, payout.id]);
   return rows[0] ? alreadyRecordedRefusal(transfer.id, rows[0].order_id) : null;
 }

@@ -51,7 +51,7 @@ export async function requestsPastTheGate(q: Db | Tx, limit = IN_FLIGHT_LISTED):
     order_id: string; id: string; amount_paise: number; linked_account_id: string; claimed_at: Date | null; request_sent_at: Date;
     answered_unknown: boolean; total: number;
   }>(
-    `SELECT COALESCE(p.order_id, p.batch_id) AS order_id, p.id, p.amount_paise, p.linked_account_id, p.claimed_at, p.request_sent_at,
+    `SELECT p.subject_id AS order_id, p.id, p.amount_paise, p.linked_account_id, p.claimed_at, p.request_sent_at,
             EXISTS (SELECT 1 FROM payout_attempts a WHERE a.payout_id = p.id AND a.attempt_no = p.attempts AND a.outcome = 'unknown') AS answered_unknown,
             count(*) OVER () AS total
      FROM payouts p

@@ -50,7 +50,7 @@ interface Row {
 
 export async function listHumanQueue(db: Pick<Db, 'query'>, filter: QueueFilter, links: { temporalUiUrl: string; namespace: string }): Promise<{ items: QueueItem[]; next: string | null }> {
   const { rows } = await db.query<Row>(
-    `SELECT COALESCE(p.order_id, p.batch_id) AS order_id, p.id, p.vendor_id, p.linked_account_id, p.status, p.amount_paise, p.last_code, p.updated_at, p.attempts,
+    `SELECT p.subject_id AS order_id, p.id, p.vendor_id, p.linked_account_id, p.status, p.amount_paise, p.last_code, p.updated_at, p.attempts,
             floor(extract(epoch FROM now() - p.updated_at))::int8 AS age_seconds,
             to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || p.id AS cursor,
             a.outcome AS last_outcome, a.provider_code AS last_provider_code, a.created_at AS last_at

@@ -73,7 +73,7 @@ function transferEffect(event: TransferEvidence['event']): WebhookEffect {
   return async (tx, envelope, ctx) => {
     const hint = transferPayloadSchema.parse(envelope.payload).transfer.entity;
     const { rows } = await tx.query<{ id: string; order_id: string }>(
-      'SELECT id, COALESCE(order_id, batch_id) AS order_id FROM payouts WHERE provider_transfer_id = $1 OR id::text = $2 ORDER BY (provider_transfer_id = $1) DESC NULLS LAST LIMIT 1',
+      'SELECT id, subject_id AS order_id FROM payouts WHERE provider_transfer_id = $1 OR id::text = $2 ORDER BY (provider_transfer_id = $1) DESC NULLS LAST LIMIT 1',
       [hint.id, recoveryKeyOf(hint.notes)],
     );
     const payout = rows[0];

@@ -254,7 +254,7 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
   const noteIds = transferRows.map((r) => r.noteTransactionId).filter((x): x is string => !!x);
   const sourceOrderIds = payments.filter((p) => transferRows.some((t) => t.paymentId === p.id)).map((p) => p.orderId).filter((x): x is string => !!x);
   const transfers: AppTransfer[] = (await db.query<{ kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number; status: string }>(
-    `SELECT 'payout' AS kind, id::text AS id, COALESCE(order_id, batch_id) AS order_id, provider_transfer_id, amount_paise, status FROM payouts
+    `SELECT 'payout' AS kind, id::text AS id, subject_id AS order_id, provider_transfer_id, amount_paise, status FROM payouts
        WHERE provider_transfer_id = ANY($1) OR id::text = ANY($2)
      UNION ALL
      SELECT 'split', order_id, order_id, provider_transfer_id, amount_paise, status FROM split_transfers
