@@ -1,12 +1,12 @@
 /** `npm run ledger [-- --json]`: builds the ledger from today's rail tables (src/ledger/backfill.ts:
  * one transaction, the database's constraints checked on all of it), says where it differs from what
  * the rails wrote as they moved, and ties each vendor's balance to
- * its statement (src/ledger/statementTie.ts). Talks to PostgreSQL directly (DATABASE_URL). Exit
+ * its statement (src/statements/ledgerTie.ts). Talks to PostgreSQL directly (DATABASE_URL). Exit
  * codes: 0 every vendor ties, 1 a difference, a row the model cannot place or a failure (a constraint
  * the rails' rows break is one: the rebuild is refused whole), 2 bad input. */
 import { formatRupees } from '../domain/money';
 import { rebuildLedger } from '../ledger/backfill';
-import { readVendorTies, tieDifferences } from '../ledger/statementTie';
+import { readVendorTies, tieDifferences } from '../statements/ledgerTie';
 import { runJsonReportCli } from './jsonReportCli';
 
 runJsonReportCli('ledger', 'the database whose ledger to build', async (db, { json, print }) => {

@@ -1,10 +1,10 @@
 /** The statement's reads from PostgreSQL, one statement each: a vendor's paid orders of a period with
- * everything that says how each was paid (the offline ledger line and whether the open offline
- * ledger still lists it, the payout, the split, the obligation, the settlement batch line it is an
- * active member of, Razorpay's settlement of its transfer as recon stored it), its refund clawbacks
- * recorded in the period, and the vendors finance picks from. statementLines.ts decides the rest. */
+ * what the ledger says of each (the obligation it stands for, its rail, the instrument that pays it,
+ * the settlement line or Razorpay settlement behind that instrument), its refund clawbacks recorded
+ * in the period, and the vendors finance picks from. statementLines.ts decides the rest. */
 import type { Db } from '../db/pool';
 import { istDayBounds } from '../domain/calendar';
+import type { DischargeKind, DischargeState, Rail } from '../ledger/model';
 import type { Statement, StatementPeriod } from './contract';
 import { buildStatement, type StatementRow } from './statementLines';
 
@@ -20,62 +20,68 @@ export async function findVendor(db: Queryable, vendorId: string): Promise<Vendo
   return rows[0] ?? null;
 }
 
-// The gateway settlement of a transfer: recon's transfer row (entity = the transfer) names the
-// settlement; the settlement's own UTR wins over the row's copy (a UTR can arrive later).
-const GATEWAY_SETTLEMENT = `LEFT JOIN LATERAL (
+// The obligation `f` stands for: its one active discharge `d`, the settlement line `sl` that is that
+// discharge, and Razorpay's settlement `g` of the transfer or split that is (recon's transfer row
+// names the settlement; the settlement's own UTR wins over the row's copy: a UTR can arrive later).
+const DISCHARGE = `LEFT JOIN LATERAL (
+    SELECT d.kind, d.state, d.provider_ref, d.instrument FROM ledger_discharge_items i JOIN ledger_discharges d ON d.id = i.discharge_id
+     WHERE i.obligation_id = f.id AND i.active) d ON true
+  LEFT JOIN settlement_lines sl ON d.kind = 'settlement_line' AND sl.reference = d.instrument
+  LEFT JOIN LATERAL (
     SELECT r.settlement_id, COALESCE(st.utr, r.settlement_utr) AS utr
       FROM recon_rows r LEFT JOIN settlements st ON st.id = r.settlement_id
-     WHERE r.type = 'transfer' AND r.entity_id = COALESCE(p.provider_transfer_id, bp.provider_transfer_id, s.provider_transfer_id) AND r.settlement_id IS NOT NULL
+     WHERE d.kind IN ('order_transfer', 'batch_transfer', 'split') AND r.type = 'transfer' AND r.entity_id = d.provider_ref AND r.settlement_id IS NOT NULL
      ORDER BY r.settled_at DESC NULLS LAST, r.id DESC LIMIT 1) g ON true`;
 
-const BATCH_LINE = `LEFT JOIN settlement_line_members m ON m.ledger_id = l.id AND m.active
-  LEFT JOIN settlement_lines sl ON sl.id = m.line_id`;
-
-const LEDGER_AND_BATCH_COLUMNS = `l.id AS ledger_id, l.route, l.amount_paise AS ledger_paise,
-  EXISTS (SELECT 1 FROM offline_ledger_open v WHERE v.id = l.id) AS ledger_open,
-  sl.batch_id, sl.reference, sl.status AS line_status, sl.utr AS line_utr, to_char(sl.paid_on, 'YYYY-MM-DD') AS line_paid_on`;
+const LEDGER_COLUMNS = `f.rail AS owed_rail, d.kind AS discharge_kind, d.state AS discharge_state, d.provider_ref,
+  sl.batch_id, sl.reference, sl.status AS line_status, sl.utr AS line_utr, to_char(sl.paid_on, 'YYYY-MM-DD') AS line_paid_on,
+  g.settlement_id, g.utr AS settlement_utr`;
 
 interface Row {
   kind: 'order' | 'refund_clawback'; order_id: string; at: Date; employer_id: string;
   payment_method: string | null; total_paise: number | null; subsidy_paise: number | null; customer_share_paise: number | null;
   commission_paise: number | null; vendor_net_paise: number | null;
-  ledger_id: number | null; route: string | null; ledger_paise: number | null; ledger_open: boolean; refund_id: string | null;
-  payout_status: string | null; payout_paise: number | null; payout_transfer_id: string | null; external_reference: string | null; payout_batch_id: string | null;
-  split_status: string | null; split_paise: number | null; split_transfer_id: string | null;
-  obligation_paise: number | null;
+  route: string | null; refund_id: string | null;
+  owed_rail: Rail | null; owed_paise: number | null; discharge_kind: DischargeKind | null; discharge_state: DischargeState | null; provider_ref: string | null;
+  cash_kept_paise: number | null;
+  payout_status: string | null; external_reference: string | null; payout_batch_id: string | null;
   batch_id: string | null; reference: string | null; line_status: string | null; line_utr: string | null; line_paid_on: string | null;
   settlement_id: string | null; settlement_utr: string | null;
 }
 
 /** Every line of the vendor's statement for the period, as rows (orders by `paid_at`, clawbacks and
- * returned clawbacks by when they were recorded, both in IST days). */
+ * returned clawbacks by when they were recorded, both in IST days). An order's line stands for its
+ * net's obligation, or, once a reversal took back the transfer that paid it, for what the latest
+ * reversal made owed again (that is what is still to be paid, on the rail ops chose); the line
+ * accounts the order's net either way. */
 export async function readStatementRows(db: Queryable, vendorId: string, period: StatementPeriod): Promise<StatementRow[]> {
   const { rows } = await db.query<Row>(
     `SELECT 'order' AS kind, o.id AS order_id, o.paid_at AS at, o.employer_id,
             o.payment_method, o.total_paise, o.subsidy_paise, o.customer_share_paise, o.commission_paise, o.vendor_net_paise,
-            ${LEDGER_AND_BATCH_COLUMNS}, NULL AS refund_id,
-            p.status AS payout_status, p.amount_paise AS payout_paise, COALESCE(p.provider_transfer_id, bp.provider_transfer_id) AS payout_transfer_id,
-            COALESCE(p.external_reference, bp.external_reference) AS external_reference, bm.batch_id AS payout_batch_id,
-            s.status AS split_status, s.amount_paise AS split_paise, s.provider_transfer_id AS split_transfer_id,
-            ob.amount_paise AS obligation_paise, g.settlement_id, g.utr AS settlement_utr
+            l.route, NULL AS refund_id, n.amount_paise AS owed_paise, ${LEDGER_COLUMNS}, ck.amount_paise AS cash_kept_paise,
+            p.status AS payout_status, COALESCE(p.external_reference, bp.external_reference) AS external_reference, bm.batch_id AS payout_batch_id
        FROM orders o
        LEFT JOIN offline_ledger l ON l.order_id = o.id
-       ${BATCH_LINE}
+       LEFT JOIN ledger_obligations n ON n.source = 'order:' || o.id
+       LEFT JOIN ledger_obligations ck ON ck.source = 'cash:' || o.id
+       LEFT JOIN LATERAL (
+         SELECT r.id, r.rail FROM ledger_obligations r
+          WHERE r.order_id = o.id AND r.cause = 'reversal' AND r.payout_id IS NOT NULL ORDER BY r.id DESC LIMIT 1) rv ON true
+       CROSS JOIN LATERAL (SELECT COALESCE(rv.id, n.id) AS id, COALESCE(rv.rail, n.rail) AS rail) f
+       ${DISCHARGE}
        LEFT JOIN payouts p ON p.order_id = o.id
-       -- An order paid by its batch: the batch's own payout holds the transfer.
+       -- An order paid by its batch: the batch's own payout holds ops' reference.
        LEFT JOIN payout_batch_orders bm ON bm.order_id = o.id
        LEFT JOIN payouts bp ON bp.batch_id = bm.batch_id
-       LEFT JOIN split_transfers s ON s.order_id = o.id
-       LEFT JOIN vendor_obligations ob ON ob.order_id = o.id
-       ${GATEWAY_SETTLEMENT}
       WHERE o.vendor_id = $1 AND o.status = 'paid' AND o.paid_at >= $2 AND o.paid_at < $3
      UNION ALL
      SELECT 'refund_clawback', l.clawback_order_id, l.created_at, l.employer_id,
             NULL, NULL, NULL, NULL, NULL, NULL,
-            ${LEDGER_AND_BATCH_COLUMNS}, COALESCE(l.outside_refund_id, returned.outside_refund_id),
-            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            l.route, COALESCE(l.outside_refund_id, returned.outside_refund_id), f.amount_paise, ${LEDGER_COLUMNS}, NULL,
+            NULL, NULL, NULL
        FROM offline_ledger l
-       ${BATCH_LINE}
+       LEFT JOIN ledger_obligations f ON f.source = 'line:' || l.id
+       ${DISCHARGE}
        LEFT JOIN offline_ledger returned ON returned.id = l.returns_clawback_id
       -- A clawback ops took back (they cancelled its payout) owes nothing unless a paid line netted it,
       -- and then its clawback_returned line owes it to the vendor again.
@@ -95,11 +101,12 @@ function toStatementRow(r: Row): StatementRow {
     order: r.kind === 'order'
       ? { paymentMethod: r.payment_method!, totalPaise: r.total_paise!, subsidyPaise: r.subsidy_paise!, customerSharePaise: r.customer_share_paise!, commissionPaise: r.commission_paise!, vendorNetPaise: r.vendor_net_paise! }
       : null,
-    ledger: r.ledger_id === null ? null : { route: r.route!, amountPaise: r.ledger_paise!, open: r.ledger_open },
+    route: r.route,
     refundId: r.refund_id,
-    payout: r.payout_status === null ? null : { status: r.payout_status, amountPaise: r.payout_paise!, transferId: r.payout_transfer_id, externalReference: r.external_reference, batchId: r.payout_batch_id },
-    split: r.split_status === null ? null : { status: r.split_status, amountPaise: r.split_paise!, transferId: r.split_transfer_id },
-    obligationPaise: r.obligation_paise,
+    owed: r.owed_rail === null || r.owed_paise === null ? null : { rail: r.owed_rail, amountPaise: r.owed_paise },
+    discharge: r.discharge_kind === null ? null : { kind: r.discharge_kind, state: r.discharge_state!, providerRef: r.provider_ref },
+    cashKeptPaise: r.cash_kept_paise ?? 0,
+    payout: r.payout_status === null ? null : { status: r.payout_status, externalReference: r.external_reference, batchId: r.payout_batch_id },
     batchLine: r.batch_id === null ? null : { batchId: r.batch_id, reference: r.reference!, status: r.line_status!, utr: r.line_utr, paidOn: r.line_paid_on },
     gatewaySettlement: r.settlement_id === null ? null : { settlementId: r.settlement_id, utr: r.settlement_utr },
   };

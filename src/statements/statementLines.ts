@@ -2,18 +2,22 @@
  * period and per refund clawed back in it, how each was paid (or is still owed), the totals by rail
  * and the offline balance. No I/O: readModel.ts reads the rows.
  *
- * Which rail a line is on, first match wins:
- *  1. a refund clawback is an offline line (negative: the vendor owes it back);
- *  2. an obligation (corporate_direct, also a payout rerouted to it): the employer pays the vendor;
- *  3. a member of a settlement batch line the bank paid: paid offline;
- *  4. in the open offline ledger (`offline_ledger_open`, the one rule for "owed offline"): owed
- *     offline, in an open batch or not;
- *  5. a direct-transfer payout, by its status; a Route split, by its status;
- *  6. anything else is `unknown`, shown with what was found rather than counted on a rail.
- * A cash order's customer share stays with the vendor at the counter; its ledger line (subsidy less
- * commission, possibly negative) goes by rule 3 or 4. So every order's net is the sum of its rails. */
+ * How a line is paid is what the ledger says (docs/ledger.md), not a precedence over the rails' rows:
+ * the obligation the line stands for (an order's net, or what a reversal of the transfer that paid
+ * it made owed again; a clawback's own), the rail the ledger assigns it, and the instrument that pays
+ * it (its one active discharge), if any:
+ *  - employer direct: the employer pays the vendor; an ops adjustment (a payout cancelled): not owed;
+ *  - a settlement run: paid by a bank line (its UTR), in an open batch's line, or still owed offline;
+ *  - a transfer (an order's, or its batch's): settled, in flight, paid outside the app, or awaiting;
+ *  - a Route split: processed or in flight;
+ *  - anything else (no obligation, or an instrument of another rail) is `unknown`, shown with what
+ *    was found rather than counted on a rail.
+ * A cash order's customer share stays with the vendor at the counter (its own obligation, paid
+ * there); the rest (subsidy less commission, possibly negative) is owed offline. So every order's
+ * net is the sum of its rails. */
 import { istDateOf } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
+import type { DischargeKind, DischargeState, Rail } from '../ledger/model';
 import type { PaidBy, Statement, StatementLine, StatementPeriod, StatementTotals } from './contract';
 
 export interface StatementRow {
@@ -23,54 +27,77 @@ export interface StatementRow {
   employerId: string;
   /** null on a clawback row (not an order). */
   order: { paymentMethod: string; totalPaise: number; subsidyPaise: number; customerSharePaise: number; commissionPaise: number; vendorNetPaise: number } | null;
-  ledger: { route: string; amountPaise: number; open: boolean } | null;
+  /** The offline ledger's route label: how the order was routed when paid. */
+  route: string | null;
   refundId: string | null;
-  /** `batchId`: the payout batch that pays it; `transferId` is then the batch's transfer. */
-  payout: { status: string; amountPaise: number; transferId: string | null; externalReference: string | null; batchId?: string | null } | null;
-  split: { status: string; amountPaise: number; transferId: string | null } | null;
-  obligationPaise: number | null;
-  /** The settlement batch line the ledger line is an active member of. */
+  /** The obligation the line stands for, as the ledger has it: the rail assigned to pay it, and the
+   * amount the line accounts (an order's net; a clawback's own). Null: none in the ledger. */
+  owed: { rail: Rail; amountPaise: number } | null;
+  /** Its one active discharge (what pays it, or in flight may still pay it); null while nothing does. */
+  discharge: { kind: DischargeKind; state: DischargeState; providerRef: string | null } | null;
+  /** A cash order: the customer's share kept at the counter (its cash-kept obligation). */
+  cashKeptPaise: number;
+  /** The order's payout, for the words: its status, ops' bank reference, the payout batch paying it. */
+  payout: { status: string; externalReference: string | null; batchId: string | null } | null;
+  /** The settlement line that discharges it (frozen in an open batch, or paid). */
   batchLine: { batchId: string; reference: string; status: string; utr: string | null; paidOn: string | null } | null;
-  /** Razorpay's settlement that carried the payout's or split's transfer (recon's rows). */
+  /** Razorpay's settlement that carried the discharging transfer or split (recon's rows). */
   gatewaySettlement: { settlementId: string; utr: string | null } | null;
 }
 
-const IN_FLIGHT = new Set(['processing', 'accepted']);
-/** `batched`: in a batch whose transfer has not paid it yet. */
-const AWAITING = new Set(['pending', 'failed', 'parked', 'review', 'batched']);
+const TRANSFER_KINDS: ReadonlySet<DischargeKind> = new Set(['order_transfer', 'batch_transfer']);
 
 export function paidByOf(row: StatementRow): PaidBy {
-  const ledger = row.ledger;
-  if (row.kind === 'refund_clawback') return ledger ? offline(row, ledger.amountPaise) : unknown('a clawback row without its ledger line');
-  if (row.obligationPaise !== null) return { rail: 'employer_direct', amountPaise: row.obligationPaise };
-  if (ledger && (row.batchLine?.status === 'paid' || ledger.open)) return offline(row, ledger.amountPaise);
-  const gateway = { settlementId: row.gatewaySettlement?.settlementId ?? null, utr: row.gatewaySettlement?.utr ?? null };
-  const payout = row.payout;
-  if (payout) {
-    const base = {
-      rail: 'transfer' as const, payoutStatus: payout.status, amountPaise: payout.amountPaise, transferId: payout.transferId, externalReference: payout.externalReference, ...gateway,
-      ...(payout.batchId ? { payoutBatchId: payout.batchId } : {}),
-    };
-    if (payout.status === 'settled') return { ...base, status: 'settled' };
-    if (IN_FLIGHT.has(payout.status)) return { ...base, status: 'in_flight' };
-    if (AWAITING.has(payout.status)) return { ...base, status: 'awaiting' };
-    if (payout.status === 'cancelled') return { rail: 'not_owed', payoutStatus: payout.status, amountPaise: payout.amountPaise };
-    return unknown(`payout ${payout.status}, not in the open offline ledger`);
+  const { owed, discharge } = row;
+  if (!owed) return unknown(row.kind === 'refund_clawback' ? 'a clawback without its obligation in the ledger' : 'no obligation in the ledger for this paid order');
+  if (discharge?.kind === 'adjustment') return { rail: 'not_owed', payoutStatus: row.payout?.status ?? 'cancelled', amountPaise: owed.amountPaise };
+  switch (owed.rail) {
+    case 'employer_direct':
+      return { rail: 'employer_direct', amountPaise: owed.amountPaise };
+    case 'settlement_run':
+      return offline(row, owed.amountPaise);
+    case 'transfer':
+    case 'batch_transfer':
+      return byTransfer(row, owed.amountPaise);
+    case 'split':
+      return bySplit(row, owed.amountPaise);
+    default:
+      return unknown(`an obligation on the ${owed.rail} rail`);
   }
-  const split = row.split;
-  if (split?.status === 'processed') return { rail: 'split', status: 'processed', amountPaise: split.amountPaise, transferId: split.transferId, ...gateway };
-  if (split?.status === 'expected') return { rail: 'split', status: 'in_flight', amountPaise: split.amountPaise, transferId: split.transferId, ...gateway };
-  if (split) return unknown(`split ${split.status}, not in the open offline ledger`);
-  return unknown(ledger ? `route ${ledger.route}, neither owed offline nor paid by a rail` : 'no offline ledger line for this paid order');
 }
 
 const unknown = (detail: string): PaidBy => ({ rail: 'unknown', detail, amountPaise: 0 });
+const gatewayOf = (row: StatementRow) => ({ settlementId: row.gatewaySettlement?.settlementId ?? null, utr: row.gatewaySettlement?.utr ?? null });
+const paidByOther = (row: StatementRow, rail: string): PaidBy => unknown(`owed by ${rail}, paid by ${row.discharge!.kind.replace('_', ' ')}`);
+
+function byTransfer(row: StatementRow, amountPaise: number): PaidBy {
+  const d = row.discharge;
+  const payout = row.payout;
+  const base = {
+    rail: 'transfer' as const, payoutStatus: payout?.status ?? 'none', amountPaise, externalReference: payout?.externalReference ?? null,
+    transferId: d && TRANSFER_KINDS.has(d.kind) ? d.providerRef : null, ...gatewayOf(row),
+    ...(payout?.batchId ? { payoutBatchId: payout.batchId } : {}),
+  };
+  if (!d) return { ...base, status: 'awaiting' };
+  if (d.kind === 'external_transfer') return { ...base, status: 'settled' };
+  if (!TRANSFER_KINDS.has(d.kind)) return paidByOther(row, 'transfer');
+  return { ...base, status: d.state === 'paid' ? 'settled' : 'in_flight' };
+}
+
+function bySplit(row: StatementRow, amountPaise: number): PaidBy {
+  const d = row.discharge;
+  if (!d) return unknown('a Route split with no transfer of it in the ledger');
+  if (d.kind !== 'split') return paidByOther(row, 'split');
+  return { rail: 'split', status: d.state === 'paid' ? 'processed' : 'in_flight', amountPaise, transferId: d.providerRef, ...gatewayOf(row) };
+}
 
 function offline(row: StatementRow, amountPaise: number): PaidBy {
+  const d = row.discharge;
+  if (d && d.kind !== 'settlement_line') return paidByOther(row, 'a settlement run');
   const line = row.batchLine;
   const refs = { batchId: line?.batchId ?? null, reference: line?.reference ?? null, utr: line?.utr ?? null, paidOn: line?.paidOn ?? null };
-  if (line?.status === 'paid') return { rail: 'offline', status: 'paid', amountPaise, ...refs };
-  if (line) return { rail: 'offline', status: 'in_batch', amountPaise, ...refs };
+  if (d?.state === 'paid') return { rail: 'offline', status: 'paid', amountPaise, ...refs };
+  if (d) return { rail: 'offline', status: 'in_batch', amountPaise, ...refs };
   return { rail: 'offline', status: amountPaise < 0 ? 'owes_back' : 'owed', amountPaise, ...refs };
 }
 
@@ -116,11 +143,11 @@ function railWords(p: PaidBy): string {
 
 export function statementLineOf(row: StatementRow): StatementLine {
   const o = row.order;
-  const cashKeptPaise = o && row.ledger?.route === 'cash' ? o.customerSharePaise : 0;
+  const cashKeptPaise = row.cashKeptPaise;
   const paidBy = paidByOf(row);
   const line = {
     kind: row.kind, day: istDateOf(row.at), at: row.at.toISOString(), orderId: row.orderId, employerId: row.employerId,
-    paymentMethod: o?.paymentMethod ?? null, route: row.ledger?.route ?? null,
+    paymentMethod: o?.paymentMethod ?? null, route: row.route,
     totalPaise: o?.totalPaise ?? null, subsidyPaise: o?.subsidyPaise ?? null, customerSharePaise: o?.customerSharePaise ?? null,
     commissionPaise: o?.commissionPaise ?? null, vendorNetPaise: o?.vendorNetPaise ?? null,
     cashKeptPaise, refundId: row.refundId, paidBy,

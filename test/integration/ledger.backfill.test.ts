@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { inTransaction, type Db } from '../../src/db/pool';
 import { rebuildLedger } from '../../src/ledger/backfill';
-import { readVendorTies, tieDifferences } from '../../src/ledger/statementTie';
+import { readVendorTies, tieDifferences } from '../../src/statements/ledgerTie';
 import { markPaid } from '../../src/moneyin/markPaid';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
 import { startAppProcess } from '../support/processes';

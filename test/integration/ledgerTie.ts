@@ -3,7 +3,7 @@
  * to its statement (src/ledger). */
 import type { Db } from '../../src/db/pool';
 import { rebuildLedger } from '../../src/ledger/backfill';
-import { readVendorTies, tieDifferences } from '../../src/ledger/statementTie';
+import { readVendorTies, tieDifferences } from '../../src/statements/ledgerTie';
 
 export async function expectLedgerTies(db: Db): Promise<void> {
   const built = await rebuildLedger(db);

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../src/db/pool';
 import { rebuildLedger } from '../../src/ledger/backfill';
-import { readVendorTies, tieDifferences } from '../../src/ledger/statementTie';
+import { readVendorTies, tieDifferences } from '../../src/statements/ledgerTie';
 import type { Statement, StatementLine } from '../../src/statements/contract';
 import { STATEMENT_CSV_HEADER } from '../../src/statements/statementCsv';
 import { mintKey, type AuthHeader } from '../support/apiKeys';

@@ -17,7 +17,7 @@ const AT = new Date('2026-09-02T06:30:00Z');
 const statementRow: StatementRow = {
   kind: 'order', orderId: 'ord_1', at: AT, employerId: 'emp_1',
   order: { paymentMethod: 'cash', totalPaise: 12_000, subsidyPaise: 2_000, customerSharePaise: 10_000, commissionPaise: 2_280, vendorNetPaise: 9_720 },
-  ledger: { route: 'cash', amountPaise: -280, open: false }, refundId: null, payout: null, split: null, obligationPaise: null, batchLine: null, gatewaySettlement: null,
+  route: 'cash', owed: { rail: 'settlement_run', amountPaise: -280 }, discharge: null, cashKeptPaise: 10_000, refundId: null, payout: null, batchLine: null, gatewaySettlement: null,
 };
 const statementOf = (row: StatementRow) => buildStatement({ vendor: { id: 'ven_1', name: 'Dosa' }, period: { from: '2026-09-01', to: '2026-09-30' }, rows: [row], generatedAt: AT });
 

@@ -12,14 +12,16 @@ const AT = new Date('2026-09-02T06:30:00Z');
 const base: StatementRow = {
   kind: 'order', orderId: 'ord_big', at: AT, employerId: 'emp_1',
   order: { paymentMethod: 'online', totalPaise: 15_240_100, subsidyPaise: 15_240_000, customerSharePaise: 100, commissionPaise: 2_895_619, vendorNetPaise: 12_344_481 },
-  ledger: { route: 'direct_transfer', amountPaise: 12_344_481, open: false }, refundId: null,
-  payout: { status: 'settled', amountPaise: 12_344_481, transferId: 'trf_AAAAAAAAAAAAAA', externalReference: null }, split: null, obligationPaise: null, batchLine: null,
+  route: 'direct_transfer', owed: { rail: 'transfer', amountPaise: 12_344_481 }, refundId: null, cashKeptPaise: 0,
+  discharge: { kind: 'order_transfer', state: 'paid', providerRef: 'trf_AAAAAAAAAAAAAA' },
+  payout: { status: 'settled', externalReference: null, batchId: null }, batchLine: null,
   gatewaySettlement: { settlementId: 'setl_AAAAAAAAAAAAAA', utr: 'UTR000111' },
 };
 const cash: StatementRow = {
   ...base, orderId: 'ord_cash', at: new Date(AT.getTime() + 1_000), payout: null, gatewaySettlement: null,
   order: { paymentMethod: 'cash', totalPaise: 12_000, subsidyPaise: 2_000, customerSharePaise: 10_000, commissionPaise: 2_280, vendorNetPaise: 9_720 },
-  ledger: { route: 'cash', amountPaise: -280, open: false },
+  route: 'cash', owed: { rail: 'settlement_run', amountPaise: -280 }, cashKeptPaise: 10_000,
+  discharge: { kind: 'settlement_line', state: 'paid', providerRef: '=HYPERLINK("x")' },
   batchLine: { batchId: 'stb_AAAAAAAAAAAAAA', reference: 'STB0001V01', status: 'paid', utr: '=HYPERLINK("x")', paidOn: '2026-09-05' },
 };
 const statement = (rows: StatementRow[]): Statement => buildStatement({ vendor: { id: 'ven_dosa', name: 'Dosa, "Corner"' }, period: { from: '2026-09-01', to: '2026-09-30' }, rows, generatedAt: AT });

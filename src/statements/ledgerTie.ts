@@ -9,7 +9,7 @@
  * A difference names the vendor, the figure and both amounts. */
 import type { Db } from '../db/pool';
 import { addDays, istDateOf } from '../domain/calendar';
-import { readVendorStatement } from '../statements/readModel';
+import { readVendorStatement } from './readModel';
 
 export interface VendorTie {
   vendorId: string;
