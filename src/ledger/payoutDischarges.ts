@@ -48,8 +48,28 @@ async function readFacts(tx: Queryable, payoutId: string): Promise<PayoutFacts |
   return rows[0] ?? null;
 }
 
-/** Makes the payout's discharge say what its status says. Idempotent. */
-export async function recordPayoutInLedger(tx: Queryable, payoutId: string): Promise<void> {
+/** The common step of a transfer the ledger already has in flight: the provider named it
+ * (`accepted`) or it settled, and no reversal or failure of the payout's transfers is to be weighed.
+ * One statement moves its discharge, as the rules below would; false when they must decide. */
+async function followTransfer(tx: Queryable, payoutId: string): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE ledger_discharges d SET instrument = p.provider_transfer_id, provider_ref = p.provider_transfer_id,
+            state = CASE WHEN p.status = 'settled' THEN 'paid' ELSE 'in_flight' END
+       FROM payouts p
+      WHERE p.id = $1 AND p.status IN ('accepted', 'settled') AND p.provider_transfer_id IS NOT NULL
+        AND d.id = (SELECT max(x.id) FROM ledger_discharges x WHERE x.payout_id = p.id AND x.kind = ANY($2::text[]) AND x.state <> 'void')
+        AND d.kind = CASE WHEN p.batch_id IS NULL THEN 'order_transfer' ELSE 'batch_transfer' END
+        AND d.state = 'in_flight' AND d.instrument IN (p.provider_transfer_id, 'key:' || p.idempotency_key)
+        AND NOT EXISTS (SELECT 1 FROM transfer_reversals r WHERE r.payout_id = p.id)
+        AND NOT EXISTS (SELECT 1 FROM payout_attempts a WHERE a.payout_id = p.id AND a.outcome = 'failed_after_accept')`,
+    [payoutId, TRANSFER_KINDS]);
+  return rowCount === 1;
+}
+
+/** Makes the payout's discharge say what its status says. Idempotent. `to`: the status the caller
+ * just moved it to, when known (the common accepted and settled steps then take one statement). */
+export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?: string): Promise<void> {
+  if ((to === 'accepted' || to === 'settled') && await followTransfer(tx, payoutId)) return;
   const p = await readFacts(tx, payoutId);
   if (!p || (p.order_id && !p.order_paid)) return; // an order not paid (held on its capture) owes nothing yet
   await keepRails(tx, p);

@@ -109,7 +109,7 @@ export async function transition(tx: Tx, view: PayoutView, event: PayoutEvent, s
   if (rowCount !== 1) return null;
   if (view.batchId) await moveBatchMembers(tx, view.batchId, view.status, to);
   // The payout's transfer in the ledger, in this transaction (a claim's before any request leaves).
-  await recordPayoutInLedger(tx, view.id);
+  await recordPayoutInLedger(tx, view.id, to);
   return to;
 }
 
