@@ -13,6 +13,7 @@ import { addDays, datesBetween, istDayBounds, settlementDueDate } from '../domai
 import { bankCreditDueDate } from './reconcile';
 import { CAPTURE_LOOKBACK_DAYS, type FoundExceptionsWindow } from './repository';
 import { offlineDebitsSql } from './offlineDebits';
+import { payoutDischargeSql, splitDischargeSql } from './ledgerInstruments';
 
 export interface MatchWindow extends FoundExceptionsWindow { asOf: string; holidays: ReadonlySet<string> }
 
@@ -137,7 +138,8 @@ const OTHER_ROWS = `
       COALESCE(rv.order_id, s.order_id, p.order_id, np.order_id, ps.order_id) AS our_order_id,
       COALESCE(rv.transfer_amount_paise, s.amount_paise, p.amount_paise, np.amount_paise, ps.amount_paise) AS our_amount,
       COALESCE(s.status, p.status, np.status, ps.status) AS our_status,
-      COALESCE(s.provider_transfer_id, p.provider_transfer_id, np.provider_transfer_id, ps.provider_transfer_id) AS our_transfer_id
+      COALESCE(s.provider_transfer_id, p.provider_transfer_id, np.provider_transfer_id, ps.provider_transfer_id) AS our_transfer_id,
+      COALESCE(pd.state, sd.state) AS ledger_state, COALESCE(pd.provider_ref, sd.provider_ref) AS ledger_transfer_id
     FROM recon_match_rows r
     -- a transfer of ours reversed since: it paid, and each reversal is a row of its own
     LEFT JOIN (SELECT DISTINCT ON (transfer_id) transfer_id, order_id, transfer_amount_paise FROM transfer_reversals ORDER BY transfer_id, id) rv
@@ -150,12 +152,14 @@ const OTHER_ROWS = `
       AND (np.provider_transfer_id IS NULL OR np.provider_transfer_id = r.entity_id)
     LEFT JOIN payments sp ON rv.transfer_id IS NULL AND s.order_id IS NULL AND p.id IS NULL AND np.id IS NULL AND sp.id = r.payment_id
     LEFT JOIN split_transfers ps ON ps.order_id = sp.order_id AND ps.provider_transfer_id IS NULL
+    -- what the ledger says pays by it (ledgerInstruments.ts)
+    LEFT JOIN LATERAL (${payoutDischargeSql('COALESCE(p.id, np.id)')}) pd ON true
+    LEFT JOIN LATERAL (${splitDischargeSql('COALESCE(s.order_id, ps.order_id)')}) sd ON true
     WHERE r.type = 'transfer' AND r.in_window
   ),
   judged_transfers AS (
     SELECT t.*, CASE WHEN t.kind = 'reversed' THEN true
-                     WHEN t.kind = 'split' THEN t.our_status IN ('expected', 'processed', 'reversed')
-                     ELSE t.our_status IN ('processing', 'accepted') OR (t.our_status = 'settled' AND t.our_transfer_id IS NOT DISTINCT FROM t.entity_id) END AS paid_by_it
+                     ELSE t.ledger_state IS NOT NULL AND (t.ledger_transfer_id IS NULL OR t.ledger_transfer_id = t.entity_id) END AS paid_by_it
     FROM transfer_rows t
   ),
   reversal_rows AS (

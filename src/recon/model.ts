@@ -61,8 +61,12 @@ export interface AppObligation {
 /** A transfer we recorded: a direct payout or a Route split. */
 export interface AppTransfer {
   kind: 'payout' | 'split'; id: string; orderId: string; providerTransferId: string | null; amountPaise: number;
-  /** `payouts.status` or `split_transfers.status`: a transfer to one we consider unpaid is a second payment. */
+  /** `payouts.status` or `split_transfers.status`, for the words of an exception. */
   status: string;
+  /** What the ledger says pays by it: the payout's latest transfer discharge (an order's or a batch's),
+   * or the split's, while live (in flight or paid), with the transfer id it names (null: in flight,
+   * not named yet). Null: no instrument of ours pays by it, so money that left for it is a second payment. */
+  ledger: { state: 'in_flight' | 'paid'; transferId: string | null } | null;
 }
 
 /** A reversal of one of our transfers, as transfer_reversals recorded it. */

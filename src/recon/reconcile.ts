@@ -208,12 +208,12 @@ function judgePayment(
   return { exceptions: out, matched: clean };
 }
 
-/** Whether our record says this transfer paid it: a payout in flight or settled by THIS transfer
- * (not marked paid externally), a split expected, processed or reversed since (it paid first). */
+/** Whether the ledger says this transfer pays it: a live discharge of the payout or split that names
+ * THIS transfer, or is in flight and names none yet. A payout marked paid externally (its discharge an
+ * external transfer), cancelled, failed or waiting has none. */
 function weConsiderPaidBy(transfer: AppTransfer, transferId: string): boolean {
-  if (transfer.kind === 'split') return transfer.status === 'expected' || transfer.status === 'processed' || transfer.status === 'reversed';
-  if (transfer.status === 'processing' || transfer.status === 'accepted') return true;
-  return transfer.status === 'settled' && transfer.providerTransferId === transferId;
+  const live = transfer.ledger;
+  return live !== null && (live.transferId === null || live.transferId === transferId);
 }
 
 function findTransfer(

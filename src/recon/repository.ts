@@ -13,6 +13,7 @@ import { addDays, istDateOf, istDayBounds } from '../domain/calendar';
 import { toStoredRow, type StoredReconRow } from './gatewayRows';
 import { normaliseUtr } from './bankStatementCsv';
 import { CLASSES, describeReason, REASONS } from './reasons';
+import { payoutDischargeSql, splitDischargeSql } from './ledgerInstruments';
 import type { AppMoneyIn, AppObligation, AppPayment, AppRefund, AppReversal, AppTransfer, BankLine, ExceptionDraft, GatewayRow, ReconInput, SettlementRecord } from './model';
 
 const BATCH = 1000;
@@ -253,14 +254,23 @@ export async function loadReconInput(db: Db, window: { from: string; to: string;
   const transferIds = transferRows.map((r) => r.entityId);
   const noteIds = transferRows.map((r) => r.noteTransactionId).filter((x): x is string => !!x);
   const sourceOrderIds = payments.filter((p) => transferRows.some((t) => t.paymentId === p.id)).map((p) => p.orderId).filter((x): x is string => !!x);
-  const transfers: AppTransfer[] = (await db.query<{ kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number; status: string }>(
-    `SELECT 'payout' AS kind, id::text AS id, subject_id AS order_id, provider_transfer_id, amount_paise, status FROM payouts
-       WHERE provider_transfer_id = ANY($1) OR id::text = ANY($2)
+  const transfers: AppTransfer[] = (await db.query<{
+    kind: 'payout' | 'split'; id: string; order_id: string; provider_transfer_id: string | null; amount_paise: number; status: string;
+    ledger_state: 'in_flight' | 'paid' | null; ledger_transfer_id: string | null;
+  }>(
+    `SELECT 'payout' AS kind, p.id::text AS id, p.subject_id AS order_id, p.provider_transfer_id, p.amount_paise, p.status,
+            d.state AS ledger_state, d.provider_ref AS ledger_transfer_id
+       FROM payouts p LEFT JOIN LATERAL (${payoutDischargeSql('p.id')}) d ON true
+      WHERE p.provider_transfer_id = ANY($1) OR p.id::text = ANY($2)
      UNION ALL
-     SELECT 'split', order_id, order_id, provider_transfer_id, amount_paise, status FROM split_transfers
-       WHERE provider_transfer_id = ANY($1) OR order_id = ANY($3)`,
+     SELECT 'split', s.order_id, s.order_id, s.provider_transfer_id, s.amount_paise, s.status, d.state, d.provider_ref
+       FROM split_transfers s LEFT JOIN LATERAL (${splitDischargeSql('s.order_id')}) d ON true
+      WHERE s.provider_transfer_id = ANY($1) OR s.order_id = ANY($3)`,
     [transferIds, noteIds, sourceOrderIds],
-  )).rows.map((r) => ({ kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise, status: r.status }));
+  )).rows.map((r) => ({
+    kind: r.kind, id: r.id, orderId: r.order_id, providerTransferId: r.provider_transfer_id, amountPaise: r.amount_paise, status: r.status,
+    ledger: r.ledger_state === null ? null : { state: r.ledger_state, transferId: r.ledger_transfer_id },
+  }));
 
   const reversalIds = rows.filter((r) => r.type === 'reversal').map((r) => r.entityId);
   const reversals: AppReversal[] = (await db.query<{ id: string; transfer_id: string; order_id: string; amount_paise: number; transfer_amount_paise: number }>(

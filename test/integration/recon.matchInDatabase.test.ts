@@ -112,6 +112,13 @@ function world(seed: number): World {
     row({ entity_id: id, type: 'refund', amount_paise: amount, debit_paise: amount, payment_id: r.pick(['pay_0', null]), note_refund_request_id: how === 'by-id' || r.chance(0.2) ? null : ourId });
   }
 
+  /** What the ledger says pays the order: its net, discharged by the payout's or split's instrument. */
+  const discharge = (orderId: string, amount: number, d: { kind: string; instrument: string; providerRef: string | null; state: 'in_flight' | 'paid'; payoutId: string | null }) =>
+    sql(`WITH o AS (INSERT INTO ledger_obligations (source, vendor_id, order_id, cause, amount_paise, rail) VALUES ('order:' || $1, 'ven-1', $1, 'order_net', $2, $3) RETURNING id),
+          d AS (INSERT INTO ledger_discharges (vendor_id, kind, instrument, provider_ref, amount_paise, state, payout_id) VALUES ('ven-1', $4, $5, $6, $2, $7, $8) RETURNING id)
+         INSERT INTO ledger_discharge_items (discharge_id, obligation_id, amount_paise) SELECT d.id, o.id, $2 FROM d, o`,
+    orderId, amount, d.kind === 'split' ? 'split' : 'transfer', d.kind, d.instrument, d.providerRef, d.state, d.payoutId);
+
   for (let i = 0, n = r.int(0, 6); i < n; i++) {
     const id = `trf_${i}`;
     const amount = r.pick([5_000, 8_000]);
@@ -124,17 +131,29 @@ function world(seed: number): World {
       order(orderId, null, 50_000);
       const payoutId = r.uuid();
       note = how === 'payout-by-note' ? payoutId : r.chance(0.3) ? r.uuid() : null;
+      const status = r.pick(['processing', 'accepted', 'settled', 'settled', 'failed', 'review', 'cancelled']);
+      const transferId = how === 'payout-by-id' ? id : r.pick([null, null, `trf_other_${i}`]);
       sql(`INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key, provider_transfer_id)
            VALUES ($1, $2, 'ven-1', 'acc_x', $3, $4, $5, $6)`,
-        payoutId, orderId, ourAmount, r.pick(['processing', 'accepted', 'settled', 'settled', 'failed', 'review', 'cancelled']), `k-${i}-key`,
-        how === 'payout-by-id' ? id : r.pick([null, null, `trf_other_${i}`]));
+        payoutId, orderId, ourAmount, status, `k-${i}-key`, transferId);
+      // Mostly as the rails write it (in flight, then paid by the transfer it names; none once it paid
+      // nothing), sometimes not (a drift, an external transfer): recon judges by the ledger either way.
+      const live = ['processing', 'accepted', 'settled'].includes(status) ? r.chance(0.85) : r.chance(0.15);
+      const ledgerRef = r.chance(0.8) ? transferId : r.pick([null, id]);
+      if (live && r.chance(0.1)) discharge(orderId, ourAmount, { kind: 'external_transfer', instrument: `payout:${payoutId}`, providerRef: 'NEFT-1', state: 'paid', payoutId });
+      else if (live) discharge(orderId, ourAmount, { kind: 'order_transfer', instrument: ledgerRef ?? `key:k-${i}-key`, providerRef: ledgerRef, state: status === 'settled' && ledgerRef ? 'paid' : 'in_flight', payoutId });
     } else if (how.startsWith('split')) {
       paymentId = `pays_${i}`;
       order(orderId, `order_s${i}`, 50_000, { at: at(r.pick(DAYS.slice(4, 10)), 600), paymentId });
       sql(`INSERT INTO payments (id, gateway_order_id, order_id, amount_paise, status, raw) VALUES ($1, $2, $3, 50000, 'captured', '{}')`, paymentId, `order_s${i}`, orderId);
+      const status = r.pick(['expected', 'processed', 'failed']);
+      const transferId = how === 'split-by-id' ? id : null;
       sql(`INSERT INTO split_transfers (order_id, vendor_id, linked_account_id, amount_paise, gateway_order_id, provider_transfer_id, status, processed_after_final)
            VALUES ($1, 'ven-1', 'acc_x', $2, $3, $4, $5, $6)`,
-        orderId, ourAmount, `order_s${i}`, how === 'split-by-id' ? id : null, r.pick(['expected', 'processed', 'failed']), r.chance(0.2));
+        orderId, ourAmount, `order_s${i}`, transferId, status, r.chance(0.2));
+      if (status === 'failed' ? r.chance(0.15) : r.chance(0.85)) {
+        discharge(orderId, ourAmount, { kind: 'split', instrument: transferId ?? `split:${orderId}`, providerRef: transferId, state: status === 'expected' ? 'in_flight' : 'paid', payoutId: null });
+      }
     }
     row({ entity_id: id, type: 'transfer', amount_paise: amount, fee_paise: 10, tax_paise: 2, debit_paise: amount + 10, payment_id: paymentId, note_transaction_id: note });
   }

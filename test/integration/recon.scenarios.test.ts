@@ -6,8 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../src/config/config';
 import { reconProgressQuery, reconWorkflowId, type ReconSummary, type ReconWindow } from '../../src/contracts/recon';
 import { istDayBounds } from '../../src/domain/calendar';
-import type { Db } from '../../src/db/pool';
+import { inTransaction, type Db } from '../../src/db/pool';
 import type { Gateway, RzpPayment, RzpReconRow } from '../../src/gateway/types';
+import { oweOrders } from '../../src/ledger/orderObligations';
+import { recordPayoutInLedger } from '../../src/ledger/payoutDischarges';
 import { importBankStatement } from '../../src/recon/bankStatementImport';
 import { resolveException } from '../../src/recon/exceptions';
 import { reconWorkflow } from '../../src/workflows/recon';
@@ -98,7 +100,9 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     );
   }
 
-  async function directTransfer(orderId: string, amountPaise: number, record: boolean): Promise<string> {
+  /** A direct transfer at the sandbox; `record`: our payout row and the ledger's in-flight discharge
+   * of the order's net, as the payout rail writes them, or (`row-only`) a rail that forgot the ledger. */
+  async function directTransfer(orderId: string, amountPaise: number, record: boolean | 'row-only'): Promise<string> {
     const payoutId = randomUUID();
     const outcome = await sb.gateway.createDirectTransfer({ account, amountPaise, idempotencyKey: payoutId.slice(0, 36), notes: { transaction_id: payoutId, order_id: orderId } });
     if (outcome.type !== 'accepted') throw new Error(`transfer not accepted: ${JSON.stringify(outcome)}`);
@@ -108,6 +112,14 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
          VALUES ($1, $2, 'ven-1', $3, $4, 'accepted', 1, $5, $6)`,
         [payoutId, orderId, account, amountPaise, payoutId.slice(0, 36), outcome.entity.id],
       );
+    }
+    if (record === true) {
+      // The order's line and the ledger, by the rails' own writes (the net paid is the transfer's).
+      await db.query(`INSERT INTO offline_ledger (order_id, employer_id, vendor_id, amount_paise, route) VALUES ($1, 'emp-1', 'ven-1', $2, 'direct_transfer')`, [orderId, amountPaise]);
+      await inTransaction(db, async (tx) => {
+        await oweOrders(tx, [orderId]);
+        await recordPayoutInLedger(tx, payoutId);
+      });
     }
     return outcome.entity.id;
   }
@@ -164,6 +176,20 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     expect(await exceptionsBetween('2026-08-01', '2026-09-30')).toEqual([]);
     const runs = await db.query(`SELECT status, rows_fetched FROM recon_runs WHERE workflow_id = $1 ORDER BY started_at`, [reconWorkflowId(window)]);
     expect(runs.rows).toEqual([{ status: 'completed', rows_fetched: 1002 }, { status: 'completed', rows_fetched: 1002 }]);
+  });
+
+  test('when our payout row says its transfer is in flight but the ledger holds no discharge of it (a rail that forgot its write), then its settled transfer is transfer-not-in-app: recon judges a transfer by the ledger', async () => {
+    // Tue 09-15 captures settle Thu 09-17.
+    const [order] = await payAt('2026-09-15', '11:00', [10_000]);
+    await recordInApp([order!]);
+    const forgotten = await directTransfer(order!.orderId, 8_100, 'row-only');
+    await settle('2026-09-17');
+
+    const window = { from: '2026-09-15', to: '2026-09-17', asOf: '2026-09-18' };
+    await runRecon(window);
+    expect(await exceptionsBetween('2026-09-14', '2026-09-20')).toMatchObject([
+      { reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entity_id: forgotten, details: { payout: expect.any(String), ourStatus: 'accepted' } },
+    ]);
   });
 
   test('when each discrepancy is seeded, then each reason code appears exactly once for it; a rerun adds nothing and a resolved exception stays resolved', async () => {

@@ -113,46 +113,51 @@ describe('reconcile: matching gateway rows, settlements and bank credits', () =>
     const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 97_640 - 5_010, valueDate: DAY }];
     const out = reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines })).exceptions;
     expect(out).toMatchObject([{ reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entityId: 'trf_X' }]);
-    const payout = { kind: 'payout' as const, id: 'po-1', orderId: 'ord-A', providerTransferId: 'trf_X', amountPaise: 5_000, status: 'accepted' };
+    const payout: AppTransfer = { kind: 'payout', id: 'po-1', orderId: 'ord-A', providerTransferId: 'trf_X', amountPaise: 5_000, status: 'accepted', ledger: { state: 'in_flight', transferId: 'trf_X' } };
     expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [payout] }))).toEqual([]);
     // found through the payout id in the notes when we never recorded the transfer id
-    expect(reasons(cleanInput({ rows: [paymentRow(), { ...transfer, noteTransactionId: 'po-1' }], settlements, bankLines, transfers: [{ ...payout, providerTransferId: null }] }))).toEqual([]);
+    const unnamed = { ...payout, providerTransferId: null, ledger: { state: 'in_flight' as const, transferId: null } };
+    expect(reasons(cleanInput({ rows: [paymentRow(), { ...transfer, noteTransactionId: 'po-1' }], settlements, bankLines, transfers: [unnamed] }))).toEqual([]);
     // a note pointing at a payout that already has ANOTHER transfer is a second payment
-    expect(reasons(cleanInput({ rows: [paymentRow(), { ...transfer, noteTransactionId: 'po-1' }], settlements, bankLines, transfers: [{ ...payout, providerTransferId: 'trf_Other' }] }))).toEqual(['transfer-not-in-app/unmatched']);
+    const other = { ...payout, providerTransferId: 'trf_Other', ledger: { state: 'in_flight' as const, transferId: 'trf_Other' } };
+    expect(reasons(cleanInput({ rows: [paymentRow(), { ...transfer, noteTransactionId: 'po-1' }], settlements, bankLines, transfers: [other] }))).toEqual(['transfer-not-in-app/unmatched']);
   });
 
   test('when a split transfer id was never recorded, then its source payment order finds it', () => {
     const transfer = paymentRow({ entityId: 'trf_S', type: 'transfer', amountPaise: 81_000, feePaise: 0, taxPaise: 0, creditPaise: 0, debitPaise: 81_000, paymentId: 'pay_A', orderReceipt: null, gatewayOrderId: null });
     const settlements = [{ id: 'setl_1', amountPaise: 16_640, utrNormalised: 'UTR1', settledDay: DAY }];
     const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 16_640, valueDate: DAY }];
-    const split = { kind: 'split' as const, id: 'ord-A', orderId: 'ord-A', providerTransferId: null, amountPaise: 81_000, status: 'expected' };
+    const split: AppTransfer = { kind: 'split', id: 'ord-A', orderId: 'ord-A', providerTransferId: null, amountPaise: 81_000, status: 'expected', ledger: { state: 'in_flight', transferId: null } };
     expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [split] }))).toEqual([]);
-    expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...split, status: 'processed', providerTransferId: 'trf_S' }] }))).toEqual([]);
-    // a split we recorded as failed, yet money left: a possible double payment
-    expect(reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...split, status: 'failed', providerTransferId: 'trf_S' }] })).exceptions)
+    const processed = { ...split, status: 'processed', providerTransferId: 'trf_S', ledger: { state: 'paid' as const, transferId: 'trf_S' } };
+    expect(reasons(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [processed] }))).toEqual([]);
+    // a split whose discharge the ledger no longer holds (it failed), yet money left: a possible double payment
+    expect(reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...split, status: 'failed', providerTransferId: 'trf_S', ledger: null }] })).exceptions)
       .toMatchObject([{ reason: 'transfer-not-in-app', severity: 'critical', details: { split: 'ord-A', ourStatus: 'failed' } }]);
   });
 
-  describe('when a transfer reaches a payout we do not consider paid by it', () => {
+  describe('when a transfer reaches a payout the ledger does not say it pays', () => {
     const transfer = paymentRow({ entityId: 'trf_X', type: 'transfer', amountPaise: 5_000, feePaise: 10, taxPaise: 2, creditPaise: 0, debitPaise: 5_010, paymentId: null, orderReceipt: null, gatewayOrderId: null, noteTransactionId: 'po-1' });
     const settlements = [{ id: 'setl_1', amountPaise: 97_640 - 5_010, utrNormalised: 'UTR1', settledDay: DAY }];
     const bankLines = [{ id: 1, utrNormalised: 'UTR1', amountPaise: 97_640 - 5_010, valueDate: DAY }];
-    const payout: AppTransfer = { kind: 'payout', id: 'po-1', orderId: 'ord-A', providerTransferId: null, amountPaise: 5_000, status: 'accepted' };
+    const payout: AppTransfer = { kind: 'payout', id: 'po-1', orderId: 'ord-A', providerTransferId: null, amountPaise: 5_000, status: 'accepted', ledger: { state: 'in_flight', transferId: null } };
     const judge = (over: Partial<AppTransfer>) =>
       reconcile(cleanInput({ rows: [paymentRow(), transfer], settlements, bankLines, transfers: [{ ...payout, ...over }] })).exceptions;
 
-    test.each(['parked', 'cancelled', 'failed', 'pending', 'rerouted', 'review'])('when its status is %s, then transfer-not-in-app (critical) with our status', (status) => {
-      expect(judge({ status })).toMatchObject([{ reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entityId: 'trf_X', details: { payout: 'po-1', ourStatus: status } }]);
+    test.each(['parked', 'cancelled', 'failed', 'pending', 'rerouted', 'review'])('when it is %s (no live discharge in the ledger), then transfer-not-in-app (critical) with our status', (status) => {
+      expect(judge({ status, ledger: null })).toMatchObject([{ reason: 'transfer-not-in-app', class: 'unmatched', severity: 'critical', entityId: 'trf_X', details: { payout: 'po-1', ourStatus: status } }]);
     });
 
-    test('when it was marked paid externally (settled without a transfer id), then transfer-not-in-app', () => {
-      expect(judge({ status: 'settled' })).toMatchObject([{ reason: 'transfer-not-in-app', details: { ourStatus: 'settled' } }]);
+    test('when it was marked paid externally (settled without a transfer id: no transfer discharge), then transfer-not-in-app', () => {
+      expect(judge({ status: 'settled', ledger: null })).toMatchObject([{ reason: 'transfer-not-in-app', details: { ourStatus: 'settled' } }]);
     });
 
-    test('when it is processing, accepted, or settled by this very transfer, then clean', () => {
+    test('when its discharge is in flight naming no transfer yet, or names this very transfer, then clean; paid by another transfer, it is a second payment', () => {
       expect(judge({ status: 'processing' })).toEqual([]);
-      expect(judge({ status: 'accepted' })).toEqual([]);
-      expect(judge({ status: 'settled', providerTransferId: 'trf_X' })).toEqual([]);
+      expect(judge({ status: 'accepted', ledger: { state: 'in_flight', transferId: 'trf_X' } })).toEqual([]);
+      expect(judge({ status: 'settled', providerTransferId: 'trf_X', ledger: { state: 'paid', transferId: 'trf_X' } })).toEqual([]);
+      // The ledger, not the payout's status, decides: a settled row whose discharge the ledger does not hold.
+      expect(judge({ status: 'settled', providerTransferId: 'trf_X', ledger: null })).toMatchObject([{ reason: 'transfer-not-in-app', details: { ourStatus: 'settled' } }]);
     });
   });
 

@@ -72,14 +72,14 @@ describe('recon: reversal rows', () => {
   });
 
   test('when the reversed transfer\'s own row comes, then it is matched on our reversal even though the payout now holds another transfer, or none', () => {
-    const retried: AppTransfer = { kind: 'payout', id: 'p-1', orderId: 'ord-A', providerTransferId: 'trf_B', amountPaise: 8_100, status: 'settled' };
+    const retried: AppTransfer = { kind: 'payout', id: 'p-1', orderId: 'ord-A', providerTransferId: 'trf_B', amountPaise: 8_100, status: 'settled', ledger: { state: 'paid', transferId: 'trf_B' } };
     expect(reconcile(input([transferRow], { transfers: [retried], reversals: [known] }))).toEqual({ exceptions: [], matched: 1 });
     // Without the reversal recorded, the same row is a possible double payment.
     expect(reconcile(input([{ ...transferRow, noteTransactionId: 'p-1' }], { transfers: [retried] })).exceptions.map((e) => e.reason)).toEqual(['transfer-not-in-app']);
   });
 
   test('when a reversed split\'s transfer row comes, then the split still counts as paid by it', () => {
-    const split: AppTransfer = { kind: 'split', id: 'ord-S', orderId: 'ord-S', providerTransferId: 'trf_A', amountPaise: 8_100, status: 'reversed' };
+    const split: AppTransfer = { kind: 'split', id: 'ord-S', orderId: 'ord-S', providerTransferId: 'trf_A', amountPaise: 8_100, status: 'reversed', ledger: { state: 'paid', transferId: 'trf_A' } };
     expect(reconcile(input([transferRow], { transfers: [split] }))).toEqual({ exceptions: [], matched: 1 });
   });
 });
