@@ -1,5 +1,5 @@
 /** Which gateway is our sandbox, and what a real secret must be (issue 21, items 1, 2 and 8). Pure:
- * config.ts and the sandbox's start-up turn these answers into problem lines. No function here
+ * secretChecks.ts and the sandbox's start-up turn these answers into problem lines. No function here
  * returns or echoes a secret's value. */
 import { isIP } from 'node:net';
 

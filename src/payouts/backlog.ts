@@ -64,7 +64,7 @@ export async function readPayoutBacklog(q: Db | Tx): Promise<PayoutBacklog> {
   };
 }
 
-/** The configured provider budget and the ETA's alert bound (src/config/config.ts). */
+/** The configured provider budget and the ETA's alert bound (src/config/razorpayKnobs.ts). */
 export type ProviderBudget = Pick<Config, 'RAZORPAY_WRITE_RPS' | 'RAZORPAY_READ_RPS' | 'PAYOUT_BACKLOG_ETA_ALERT_SECONDS'>;
 
 /** What ops see beside the counters: the backlog, its ETA against the bound, the budget, and the
