@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
 import { addDays, istDateOf } from '../../src/domain/calendar';
 import { reconcile } from '../../src/recon/reconcile';
-import { loadReconInput } from '../../src/recon/repository';
+import { loadReconInput } from '../../src/recon/inputLoader';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
 import { startTestWorker, type TestTemporal } from '../support/temporal';
 import { http, payoutStartsOf, postWebhook, startHarnessWithPair, uniqueRef, type MoneyInHarness } from './moneyinHarness';

@@ -9,7 +9,8 @@ import { addDays, istDayBounds } from '../../src/domain/calendar';
 import { matchWindowInDatabase } from '../../src/recon/matchInDatabase';
 import type { ExceptionDraft } from '../../src/recon/model';
 import { reconcile } from '../../src/recon/reconcile';
-import { createFoundExceptionsTable, loadReconInput } from '../../src/recon/repository';
+import { loadReconInput } from '../../src/recon/inputLoader';
+import { createFoundExceptionsTable } from '../../src/recon/repository';
 import { isolatedPool } from '../support/db';
 
 let db: Db;
