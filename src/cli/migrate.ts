@@ -2,7 +2,7 @@
 import { loadConfig } from '../config/config';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
-import { rebuildLedgerIfRailsJustStarted } from '../ledger/upgrade';
+import { rebuildLedgerUntilDone } from '../ledger/upgrade';
 import { logger } from '../logger';
 
 async function main(): Promise<void> {
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   try {
     const applied = await migrate(db);
     logger.info({ applied }, applied.length ? 'migrations applied' : 'database already up to date');
-    const rebuilt = await rebuildLedgerIfRailsJustStarted(db, applied);
+    const rebuilt = await rebuildLedgerUntilDone(db);
     if (rebuilt) logger.info({ obligations: rebuilt.obligations, discharges: rebuilt.discharges, unplaced: rebuilt.unplaced }, 'ledger rebuilt from the rails once: they write it from now on');
   } finally {
     await db.end();

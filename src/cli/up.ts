@@ -13,7 +13,7 @@ import { startOutboxDrainer, startPacingFrom } from '../outbox/drainer';
 import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
-import { rebuildLedgerIfRailsJustStarted } from '../ledger/upgrade';
+import { rebuildLedgerUntilDone } from '../ledger/upgrade';
 import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     stops.push(() => db.end());
     const applied = await migrate(db);
     logger.info({ applied: applied.length }, 'database migrated');
-    await rebuildLedgerIfRailsJustStarted(db, applied);
+    await rebuildLedgerUntilDone(db);
 
     const apiUrl = `http://127.0.0.1:${config.API_PORT}`;
     let sandbox: RunningSandbox | undefined;

@@ -67,7 +67,7 @@ export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exc
         await client.query('SET LOCAL session_replication_role = replica'); // no foreign-key checks while rows go back
         await client.query(`TRUNCATE ${snap.tables.map((t) => `public.${quoted(t)}`).join(', ')}`);
         for (const t of snap.tables) {
-          // Generated columns (payouts.subject_id) are computed again, never written.
+          // Generated columns (payouts.subject_id) are computed, never written.
           const { rows: [written] } = await client.query<{ columns: string }>(
             `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS columns FROM pg_attribute
               WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`, [`public.${quoted(t)}`]);

@@ -2,10 +2,9 @@
  * obligations and discharges (model.ts), and write them in ONE transaction that first empties the
  * ledger, so a rebuild is the ledger as of one snapshot and the database's constraints (one active
  * discharge per obligation, a discharge's amount = what it pays) are checked on all of it at commit.
- * The transfer rails write their part of the ledger as they move (step 2): a rebuild first reads
- * what they wrote and says where it differs from what their rows say (railAgreement.ts), then
- * writes the whole ledger from the rows. Until every rail writes its part, the rest (splits,
- * settlement lines, clawbacks) is in the ledger only after a rebuild. */
+ * Every rail writes its part of the ledger as it moves (step 2): a rebuild first reads what they
+ * wrote and says where it differs from what their rows say (railAgreement.ts), then writes the
+ * whole ledger from the rows. */
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { buildLedger, type Ledger, type RailRows } from './model';
 import { railDisagreements, type RecordedDischarge, type RecordedObligation } from './railAgreement';

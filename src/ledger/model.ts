@@ -255,7 +255,7 @@ export function buildLedger(rows: RailRows): Ledger {
  * paid on its own; for one reversed in part, each reversal's amount, on the batch (or the order).
  * Returns the new obligations' sources. */
 function oweReversals(transferId: string, reversals: ReversalRow[], payout: PayoutRow, members: BatchMemberRow[], owe: (o: Obligation) => void): string[] {
-  const base = { vendorId: payout.vendorId, employerId: null, cause: 'reversal' as const, payoutId: payout.id, rail: (payout.status === 'offline' ? 'settlement_run' : payout.batchId ? 'batch_transfer' : 'transfer') as Rail };
+  const base = { vendorId: payout.vendorId, employerId: null, cause: 'reversal' as const, payoutId: payout.id, rail: (payout.status === 'offline' || payout.status === 'rerouted' ? 'settlement_run' : payout.batchId ? 'batch_transfer' : 'transfer') as Rail };
   const owedInAll = reversals.reduce((t, r) => t + r.owedPaise, 0n);
   if (payout.batchId && members.length > 0 && reversals.length > 0 && owedInAll === reversals[0]!.transferAmountPaise) {
     return members.map((m) => {

@@ -20,24 +20,35 @@ type Queryable = Pick<Tx, 'query'>;
 interface PayoutFacts {
   id: string; order_id: string | null; batch_id: string | null; vendor_id: string; status: string; idempotency_key: string;
   provider_transfer_id: string | null; external_reference: string | null; order_paid: boolean; member: boolean;
-  reversed: string[]; failed: string[];
+  reversed: string[]; failed: string[]; amount_paise: string;
 }
 interface DischargeRow { id: string; kind: string; instrument: string; state: string }
 
 const LIVE = new Set(['processing', 'accepted', 'settled']);
 const TRANSFER_KINDS = ['order_transfer', 'batch_transfer', 'external_transfer'];
 
-/** What the payout still owes, the obligations no instrument pays yet ($1 payout, $2 vendor, $3 order, $4 batch). */
-const OPEN_ON_PAYOUT = `
+/** What the payout pays ($1 payout, $2 vendor, $3 order, $4 batch): its order's net, or its batch's
+ * members' nets, and what reversals of its transfers made owed again. One arm per way in, each by
+ * its index (an OR across them would scan every obligation of the vendor). */
+const ON_PAYOUT = `
   SELECT o.id, o.source, o.amount_paise, o.employer_id, o.rail, o.cause, o.order_id FROM ledger_obligations o
-   WHERE o.vendor_id = $2
-     AND ((o.cause = 'order_net' AND (o.order_id = $3 OR o.order_id IN (SELECT m.order_id FROM payout_batch_orders m WHERE m.batch_id = $4)))
-          OR (o.cause = 'reversal' AND o.payout_id = $1))
-     AND NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = o.id AND i.active)`;
+   WHERE o.order_id = $3 AND o.cause = 'order_net' AND o.vendor_id = $2
+  UNION ALL
+  SELECT o.id, o.source, o.amount_paise, o.employer_id, o.rail, o.cause, o.order_id FROM payout_batch_orders m
+    JOIN ledger_obligations o ON o.order_id = m.order_id AND o.cause = 'order_net' AND o.vendor_id = $2
+   WHERE m.batch_id = $4
+  UNION ALL
+  SELECT o.id, o.source, o.amount_paise, o.employer_id, o.rail, o.cause, o.order_id FROM ledger_obligations o
+   WHERE o.payout_id = $1 AND o.cause = 'reversal'`;
+
+/** What the payout still owes: the obligations it pays that no instrument pays yet. */
+const OPEN_ON_PAYOUT = `
+  SELECT o.* FROM (${ON_PAYOUT}) o
+   WHERE NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = o.id AND i.active)`;
 
 async function readFacts(tx: Queryable, payoutId: string): Promise<PayoutFacts | null> {
   const { rows } = await tx.query<PayoutFacts>(
-    `SELECT p.id::text, p.order_id, p.batch_id, p.vendor_id, p.status, p.idempotency_key, p.provider_transfer_id, p.external_reference,
+    `SELECT p.id::text, p.order_id, p.batch_id, p.vendor_id, p.status, p.idempotency_key, p.provider_transfer_id, p.external_reference, p.amount_paise::text,
             COALESCE(o.status = 'paid', false) AS order_paid,
             EXISTS (SELECT 1 FROM payout_batch_orders m WHERE m.order_id = p.order_id) AS member,
             ARRAY(SELECT DISTINCT r.transfer_id FROM transfer_reversals r WHERE r.payout_id = p.id) AS reversed,
@@ -107,14 +118,22 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?:
         WHERE id = $1 AND (instrument, provider_ref, state) IS DISTINCT FROM ($2::text, $3::text, $4::text)`,
       [current.id, desired.instrument, desired.ref, desired.state]);
   } else if (desired) {
-    await tx.query(
+    const { rows: [paying] } = await tx.query<{ amount_paise: string }>(
       `WITH due AS (${OPEN_ON_PAYOUT}),
        paying AS (
          INSERT INTO ledger_discharges (vendor_id, kind, instrument, provider_ref, amount_paise, state, payout_id)
-         SELECT $2::text, $5::text, $6::text, $7::text, sum(amount_paise), $8::text, $1::uuid FROM due HAVING count(*) > 0 RETURNING id)
-       INSERT INTO ledger_discharge_items (discharge_id, obligation_id, amount_paise)
-       SELECT paying.id, due.id, due.amount_paise FROM paying, due`,
+         SELECT $2::text, $5::text, $6::text, $7::text, sum(amount_paise), $8::text, $1::uuid FROM due HAVING count(*) > 0 RETURNING id, amount_paise),
+       items AS (
+         INSERT INTO ledger_discharge_items (discharge_id, obligation_id, amount_paise)
+         SELECT paying.id, due.id, due.amount_paise FROM paying, due)
+       SELECT amount_paise::text FROM paying`,
       [p.id, p.vendor_id, p.order_id, p.batch_id, desired.kind, desired.instrument, desired.ref, desired.state]);
+    // The claim's discharge must pay exactly what its transfer carries: an instrument that paid part
+    // of it since the claim's check (another transaction) leaves less here, and the claim must not
+    // commit; its retry meets the claim's check, which then names that instrument.
+    if (p.status === 'processing' && paying?.amount_paise !== p.amount_paise) {
+      throw new Error(`ledger: the claim of payout ${p.id} pays ${paying?.amount_paise ?? 'nothing'} paise, its transfer carries ${p.amount_paise}`);
+    }
   }
   if (p.status === 'cancelled' && !p.member) await netCancelled(tx, p);
 }
@@ -123,21 +142,25 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?:
  * what it owes, so they skip that write (the webhook path shares these cores). */
 const RAIL_KEEPING = new Set(['accepted', 'settled', 'failed']);
 
+/** Statuses in which what the payout owes is owed by a settlement run: ops chose to pay it offline,
+ * or at fire time the vendor had no linked account or the pair left platform transfers (rerouted). */
+const OWED_OFFLINE = new Set(['offline', 'rerouted']);
+
 /** The rail of what the payout owes follows its status: its order's (or members') net, and what
  * reversals of its transfers made owed again. The claim also makes sure the net is owed. */
 async function keepRails(tx: Queryable, p: PayoutFacts): Promise<void> {
   if (RAIL_KEEPING.has(p.status)) return;
   if (p.order_id) await oweOrders(tx, [p.order_id]);
-  else if (p.batch_id && (p.status === 'offline' || p.status === 'processing')) {
-    // The members' own rows take the batch's final status (offline: owed by a settlement run); the
-    // claim makes sure each member's net is owed before the transfer pays it.
+  else if (p.batch_id && (OWED_OFFLINE.has(p.status) || p.status === 'processing')) {
+    // The members' own rows take the batch's final status (offline or rerouted: owed by a settlement
+    // run); the claim makes sure each member's net is owed before the transfer pays it.
     const { rows } = await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [p.batch_id]);
     await oweOrders(tx, rows.map((r) => r.order_id));
   }
-  if (p.status === 'offline') await tx.query(`UPDATE ledger_obligations SET rail = $2 WHERE payout_id = $1 AND cause = 'reversal' AND rail <> $2`, [p.id, reversalRail(p)]);
+  if (OWED_OFFLINE.has(p.status)) await tx.query(`UPDATE ledger_obligations SET rail = $2 WHERE payout_id = $1 AND cause = 'reversal' AND rail <> $2`, [p.id, reversalRail(p)]);
 }
 
-const reversalRail = (p: Pick<PayoutFacts, 'status' | 'batch_id'>): string => (p.status === 'offline' ? 'settlement_run' : p.batch_id ? 'batch_transfer' : 'transfer');
+const reversalRail = (p: Pick<PayoutFacts, 'status' | 'batch_id'>): string => (OWED_OFFLINE.has(p.status) ? 'settlement_run' : p.batch_id ? 'batch_transfer' : 'transfer');
 
 /** Ops cancelled the payout: what is still open on it is not owed, by their adjustment (once their
  * decision is recorded: the adjustment names them and their reason). */
@@ -195,16 +218,32 @@ export async function oweTransferReversals(tx: Queryable, payoutId: string, tran
     [payoutId, p.vendor_id, reversalRail(p), owed.map((x) => x.source), owed.map((x) => x.orderId), owed.map((x) => x.batchId), owed.map((x) => x.amount)]);
 }
 
-/** The claim's check before a first transfer: another instrument already pays (or may still pay) a
- * net this payout would pay. Null when none does. */
-export async function paidByAnotherInstrument(tx: Queryable, payout: { id: string; vendorId: string; orderId: string | null; batchId: string | null }): Promise<string | null> {
-  const { rows } = await tx.query<{ source: string; kind: string; instrument: string; state: string }>(
-    `SELECT o.source, d.kind, d.instrument, d.state FROM ledger_obligations o
-       JOIN ledger_discharge_items i ON i.obligation_id = o.id AND i.active JOIN ledger_discharges d ON d.id = i.discharge_id
-      WHERE o.vendor_id = $2 AND o.cause = 'order_net'
-        AND (o.order_id = $3 OR o.order_id IN (SELECT m.order_id FROM payout_batch_orders m WHERE m.batch_id = $4))
-        AND d.payout_id IS DISTINCT FROM $1 LIMIT 1`,
-    [payout.id, payout.vendorId, payout.orderId, payout.batchId]);
-  const held = rows[0];
-  return held ? `the ledger shows ${held.source.replace('order:', 'order ')}'s net ${held.state === 'paid' ? 'paid' : 'being paid'} by ${held.kind.replace('_', ' ')} ${held.instrument}` : null;
+/** The claim's check, before any request leaves: why the ledger says no transfer of this payout
+ * may go, or null. Another instrument already pays (or may still pay) a net this payout would pay;
+ * or nothing is owed on it (its net paid and no reversal made any of it owed again); or what is owed
+ * is not the amount the transfer would carry. */
+export async function whyNoTransfer(tx: Queryable, payout: { id: string; vendorId: string; orderId: string | null; batchId: string | null; amountPaise: number }): Promise<string | null> {
+  const check = async () => (await tx.query<{ source: string | null; kind: string | null; instrument: string | null; state: string | null; due_paise: string; due: number }>(
+    `WITH mine AS (${ON_PAYOUT}),
+     held AS (
+       SELECT m.source, d.kind, d.instrument, d.state FROM mine m
+         JOIN ledger_discharge_items i ON i.obligation_id = m.id AND i.active JOIN ledger_discharges d ON d.id = i.discharge_id
+        WHERE m.cause = 'order_net' AND d.payout_id IS DISTINCT FROM $1 LIMIT 1)
+     SELECT held.source, held.kind, held.instrument, held.state, due.paise::text AS due_paise, due.n::int AS due
+       FROM (SELECT COALESCE(sum(m.amount_paise), 0) AS paise, count(*) AS n FROM mine m
+              WHERE NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = m.id AND i.active)) due
+       LEFT JOIN held ON true`,
+    [payout.id, payout.vendorId, payout.orderId, payout.batchId])).rows[0]!;
+  let found = await check();
+  if (found.due === 0 && !found.source) {
+    // Nothing written yet for what it pays (a row the rails never owed): owe it as the rails would, and look again.
+    if (payout.orderId) await oweOrders(tx, [payout.orderId]);
+    else if (payout.batchId) await oweOrders(tx, (await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [payout.batchId])).rows.map((r) => r.order_id));
+    found = await check();
+  }
+  const held = found.source ? found : null;
+  if (held) return `the ledger shows ${held.source!.replace('order:', 'order ')}'s net ${held.state === 'paid' ? 'paid' : 'being paid'} by ${held.kind!.replace('_', ' ')} ${held.instrument}`;
+  if (found.due === 0) return 'the ledger shows nothing owed on it: what it pays is paid, and no reversal made any of it owed again';
+  if (BigInt(found.due_paise) !== BigInt(payout.amountPaise)) return `the ledger owes ${found.due_paise} paise on it, not the ${payout.amountPaise} its transfer would carry`;
+  return null;
 }

@@ -59,9 +59,10 @@ async function recordLine(tx: Queryable, lineId: string): Promise<void> {
     [lineId]);
   const sum = pays.reduce((t, p) => t + BigInt(p.amount_paise), 0n);
   if (pays.length === 0 || sum !== BigInt(line.amount_paise)) {
-    // The database would refuse it (a discharge's amount is what it pays); the rebuild names it too.
-    logger.error({ lineId, reference: line.reference, linePaise: line.amount_paise, owedPaise: sum.toString() }, 'settlement line not written to the ledger: what it pays does not sum to its amount');
-    return;
+    // A line whose bank payment the ledger cannot account for must not go to the bank: its freeze (or
+    // the answer recorded for it) does not commit, and says why.
+    logger.error({ lineId, reference: line.reference, linePaise: line.amount_paise, owedPaise: sum.toString() }, 'settlement line refused: what it pays in the ledger does not sum to its amount');
+    throw new Error(`ledger: settlement line ${line.reference} is ${line.amount_paise} paise, but what it pays in the ledger sums to ${sum}`);
   }
   await tx.query(
     `WITH paying AS (

@@ -11,7 +11,7 @@ import { balanceGate } from './balanceWall';
 import { joinsBatch, type PayoutSchedule } from '../domain/batchWindow';
 import { payoutIdOf } from '../domain/payoutIds';
 import { oweOrders } from '../ledger/orderObligations';
-import { paidByAnotherInstrument, recordPayoutInLedger } from '../ledger/payoutDischarges';
+import { recordPayoutInLedger, whyNoTransfer } from '../ledger/payoutDischarges';
 import { logger } from '../logger';
 import { isTerminal, requireNextStatus, statusesAllowing, type PayoutEvent } from './stateMachine';
 
@@ -287,14 +287,14 @@ export async function claimPayoutRow(tx: Tx, payout: PayoutView, opts: {
   if (claimable && (await balanceGate(tx, payout.id, opts.balanceProbeMs)) === 'wait') return { kind: 'paused', payout, by: 'balance_wall' };
   const { rows: sw } = await tx.query<{ paused: boolean }>('SELECT paused FROM transfer_switch WHERE id = 1 FOR SHARE');
   if (claimable && sw[0]?.paused) return { kind: 'paused', payout, by: 'kill_switch' };
-  // Exactly once, by the ledger: never a transfer for a net another instrument pays or may still pay
-  // (the database refuses the discharge too, should two claims race past this read).
-  const paidElsewhere = claimable
-    ? await paidByAnotherInstrument(tx, { id: payout.id, vendorId: payout.vendorId, orderId: payout.batchId ? null : payout.orderId, batchId: payout.batchId ?? null })
+  // Exactly once, by the ledger: never a transfer for a net another instrument pays or may still pay,
+  // for nothing owed, or for other than what is owed.
+  const refused = claimable
+    ? await whyNoTransfer(tx, { id: payout.id, vendorId: payout.vendorId, orderId: payout.batchId ? null : payout.orderId, batchId: payout.batchId ?? null, amountPaise: payout.amountPaise })
     : null;
-  if (paidElsewhere) {
-    logger.error({ payoutId: payout.id, orderId: payout.orderId, batchId: payout.batchId, why: paidElsewhere }, 'payout not claimed: the ledger shows its net paid by another instrument');
-    return { kind: 'no_transfer', reason: paidElsewhere, payout };
+  if (refused) {
+    logger.error({ payoutId: payout.id, orderId: payout.orderId, batchId: payout.batchId, why: refused }, 'payout not claimed: the ledger says no transfer of it may go');
+    return { kind: 'no_transfer', reason: refused, payout };
   }
   const claimed = claimable && (await transition(tx, payout, { type: 'claim' }, {
     attempts: payout.attempts + 1,

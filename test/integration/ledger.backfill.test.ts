@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { inTransaction, type Db } from '../../src/db/pool';
 import { rebuildLedger } from '../../src/ledger/backfill';
+import { rebuildLedgerUntilDone } from '../../src/ledger/upgrade';
 import { readVendorTies, tieDifferences } from '../../src/statements/ledgerTie';
 import { markPaid } from '../../src/moneyin/markPaid';
 import { startPayoutWorkflow } from '../../src/payouts/temporalStarter';
@@ -147,6 +148,14 @@ describe('the ledger under every rail, built from today\'s tables', () => {
   test('when two rebuilds run at once, then the second waits for the first and builds the same ledger from a snapshot taken after it', async () => {
     const [first, second] = await Promise.all([rebuildLedger(db), rebuildLedger(db)]);
     expect(second).toMatchObject({ obligations: first.obligations, discharges: first.discharges, items: first.items });
+  });
+
+  test('when the upgrade\'s rebuild is not recorded as done (it failed or was stopped after the migrations committed), then the next migrate or start rebuilds and records it; once recorded, it does not rebuild again', async () => {
+    await db.query('DELETE FROM ledger_rebuilds');
+    const rebuilt = await rebuildLedgerUntilDone(db);
+    expect(rebuilt).toMatchObject({ unplaced: [] });
+    expect((await db.query('SELECT reason FROM ledger_rebuilds')).rows).toEqual([{ reason: 'rails write the ledger (migration 127)' }]);
+    expect(await rebuildLedgerUntilDone(db)).toBeNull();
   });
 
   test('when a second instrument would pay an obligation an instrument already pays, or a discharge does not sum to what it pays, then the database refuses it', async () => {

@@ -179,6 +179,21 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-parked-retried');
   });
 
+  test('when a batch closes after its vendor lost its linked account, then it is rerouted: nothing is sent and every member\'s net is owed by a settlement run, in the open offline ledger', async () => {
+    const { account, orders } = await scheduledPair(2);
+    const batchId = await joinAll(orders);
+    await db.query('UPDATE vendors SET linked_account_id = NULL WHERE id = $1', [orders[0]!.vendorId]);
+    await closeNow(batchId);
+    await eventually(() => batchPayout(batchId), (p) => p?.status === 'rerouted');
+    expect(await memberStatuses(batchId)).toEqual(['rerouted', 'rerouted']);
+    const ids = orders.map((o) => o.orderId).sort();
+    const rails = await db.query('SELECT order_id, rail FROM ledger_obligations WHERE order_id = ANY($1) AND cause = \'order_net\' ORDER BY order_id', [ids]);
+    expect(rails.rows).toEqual(ids.map((id) => ({ order_id: id, rail: 'settlement_run' })));
+    const open = await db.query('SELECT order_id, amount_paise::int AS amount FROM offline_ledger_open WHERE order_id = ANY($1) ORDER BY order_id', [ids]);
+    expect(open.rows).toEqual(ids.map((id) => ({ order_id: id, amount: NET })));
+    expect(await control.transfers({ recipient: account })).toHaveLength(0);
+  });
+
   test('when the database is restored to before an order joined its batch while its run is starting the batch\'s run, then the run follows the restored row, joins again, and the batch pays the vendor once', async () => {
     const { account, orders: [order] } = await scheduledPair(1);
     const url = stack.config.DATABASE_URL!;

@@ -1,7 +1,5 @@
-import { readMigrations } from '../../src/db/migrate';
 import { driftsOf, vendorBalances } from '../../src/ledger/drift';
 import { buildLedger, type RailRows } from '../../src/ledger/model';
-import { RAILS_WRITE_LEDGER_MIGRATION } from '../../src/ledger/upgrade';
 import { railDifferences, railDisagreements, type RecordedDischarge, type RecordedObligation } from '../../src/ledger/railAgreement';
 
 const NET = 8_100n;
@@ -24,12 +22,6 @@ describe('what the rails wrote against what their rows say', () => {
     expect(railDisagreements({ obligations: [net], discharges: [{ ...transfer, state: 'in_flight' }] }, built)).toEqual([expect.stringMatching(/^discharge order_transfer trf_1 was written as .*"in_flight".*, the rails' rows say .*"paid"/)]);
     expect(railDisagreements({ obligations: [net, { ...net, source: 'order:ord_9', orderId: 'ord_9' }], discharges: [transfer] }, built))
       .toEqual([expect.stringMatching(/^obligation order:ord_9 was written by a rail, but the rails' rows do not show it/)]);
-  });
-});
-
-describe('the upgrade to rails that write the ledger', () => {
-  test('when migration 127 is among those a run applied, then that run rebuilds the ledger once: the name it looks for is the migration\'s file', async () => {
-    expect((await readMigrations()).map((m) => m.name)).toContain(RAILS_WRITE_LEDGER_MIGRATION);
   });
 });
 
