@@ -1,7 +1,7 @@
 # The app image: the worker, the API, the migrations and (for the sandbox mode) our Razorpay
 # sandbox, from one build; docker-compose.yml picks the role with `command`. TypeScript runs through
 # tsx, which is a runtime dependency, so there is no build step.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

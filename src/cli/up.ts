@@ -14,6 +14,7 @@ import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
 import { rebuildLedgerUntilDone } from '../ledger/upgrade';
+import { nodeVersionProblem } from '../startup/nodeVersion';
 import { ensureDatabase, startServices } from '../devstack/services';
 import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
@@ -26,6 +27,11 @@ import { logger } from '../logger';
 const projectRoot = path.resolve(__dirname, '../..');
 
 async function main(): Promise<void> {
+  const unsupported = nodeVersionProblem();
+  if (unsupported) {
+    process.stderr.write(`${unsupported}\n`);
+    process.exit(1);
+  }
   // With the sandbox on, Razorpay is the sandbox this command starts: say so before validating, so
   // that only a stack pointed at real Razorpay has its sample secrets refused, and the sandbox (in
   // this process) gets only sandbox values and never production.
