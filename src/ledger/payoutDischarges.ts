@@ -77,6 +77,9 @@ async function followTransfer(tx: Queryable, payoutId: string): Promise<boolean>
   return rowCount === 1;
 }
 
+const namesDischarge = async (tx: Queryable, transferId: string): Promise<boolean> =>
+  ((await tx.query(`SELECT 1 FROM ledger_discharges WHERE kind = ANY($2::text[]) AND instrument = $1`, [transferId, TRANSFER_KINDS])).rowCount ?? 0) > 0;
+
 /** Makes the payout's discharge say what its status says. Idempotent. `to`: the status the caller
  * just moved it to, when known (the common accepted and settled steps then take one statement). */
 export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?: string): Promise<void> {
@@ -92,7 +95,12 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?:
     `SELECT id::text, kind, instrument, state FROM ledger_discharges
       WHERE payout_id = $1 AND kind = ANY($2::text[]) AND state <> 'void' ORDER BY id DESC LIMIT 1`, [p.id, TRANSFER_KINDS]);
   let current: DischargeRow | null = latest[0] ?? null;
-  if (current && named && p.reversed.includes(named) && current.state === 'in_flight' && (current.instrument === named || !LIVE.has(p.status))) {
+  // The in-flight discharge is the reversed transfer's when it names it, or (the payout no longer
+  // live) when no discharge names that transfer yet: once one does, an in-flight discharge is a
+  // retry's, sent after the reversal, and it paid nothing.
+  const ofReversed = current !== null && named !== null && p.reversed.includes(named) && current.state === 'in_flight'
+    && (current.instrument === named || (!LIVE.has(p.status) && !(await namesDischarge(tx, named))));
+  if (current && named && ofReversed) {
     // Its transfer was reversed: it paid (the vendor had the money), and stays paid.
     await tx.query(`UPDATE ledger_discharges SET instrument = $2, provider_ref = $2, state = 'paid' WHERE id = $1`, [current.id, named]);
     current = null;

@@ -9,6 +9,7 @@
 import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import { reconWorkflowId } from '../../src/contracts/recon';
 import type { Db } from '../../src/db/pool';
+import { rebuildLedger } from '../../src/ledger/backfill';
 import { addDays, istDateOf } from '../../src/domain/calendar';
 import { reconWorkflow } from '../../src/workflows/recon';
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
@@ -120,6 +121,32 @@ describe('payouts: a settled direct transfer reversed later', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled', provider_transfer_id: settledAgain.provider_transfer_id });
     expect(await reversalsOf(orderId)).toHaveLength(1);
+  });
+
+  test('when ops retry a reversed payout and the retry is rejected (the vendor\'s account suspended meanwhile), then the payout parks on the rejection, the reversed transfer still the one that paid the net; once the account is back a retry pays it once', async () => {
+    const { orderId, transferId } = await settledPayout();
+    await reverseFromDashboard(transferId);
+    await statusIs(orderId, 'parked');
+    await control().setLinkedAccountStatus(linkedAccountId, 'suspended');
+    try {
+      expect((await ops()('POST', `/ops/payouts/${orderId}/retry`, { reason: 'the vendor asked us to send it again' })).status).toBe(200);
+      const rejected = await eventually(() => payoutRow(db, orderId), (p) => p?.last_code === 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT');
+      expect(rejected).toMatchObject({ status: 'parked' });
+    } finally {
+      await control().setLinkedAccountStatus(linkedAccountId, 'activated');
+    }
+    const discharges = async () => (await db.query(
+      `SELECT d.kind, d.provider_ref, d.state FROM ledger_discharges d JOIN payouts p ON p.id = d.payout_id WHERE p.order_id = $1 ORDER BY d.id`, [orderId])).rows;
+    expect(await discharges()).toEqual([{ kind: 'order_transfer', provider_ref: transferId, state: 'paid' }]);
+    expect((await ops()('POST', `/ops/payouts/${orderId}/retry`, { reason: 'the account is active again' })).status).toBe(200);
+    const settled = await statusIs(orderId, 'settled');
+    expect((await transfersFor(orderId)).filter((t) => t.status === 'processed').map((t) => t.id)).toEqual([settled.provider_transfer_id]);
+    expect(await discharges()).toEqual([
+      { kind: 'order_transfer', provider_ref: transferId, state: 'paid' },
+      { kind: 'order_transfer', provider_ref: settled.provider_transfer_id, state: 'paid' },
+    ]);
+    // What the rails wrote is what their rows say.
+    expect((await rebuildLedger(db)).disagreements).toEqual([]);
   });
 
   test('when ops pay a reversed payout offline instead, then it is offline, holds no transfer, its line is in the open offline ledger, and nothing is sent', async () => {
