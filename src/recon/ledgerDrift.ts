@@ -24,7 +24,9 @@ export async function judgeLedger(db: Db, runId: string, asOf: string): Promise<
     for (const { key } of standing) {
       if (!drifting.has(key) && (await resolveEventException(tx, key, 'recon', `run ${runId}: the ledger as written says what the rails' rows say again`))) resolved += 1;
     }
-    if (drifts.length > 0) logger.error({ runId, vendors: drifts.map((d) => d.vendorId) }, 'ledger drift: the ledger as written differs from the rails\' rows');
+    if (drifts.length > 0) {
+      logger.error({ runId, vendors: drifts.map((d) => ({ vendorId: d.vendorId, differences: d.differences.slice(0, MAX_DIFFERENCES) })) }, 'ledger drift: the ledger as written differs from the rails\' rows');
+    }
     return { drifting: drifts.length, resolved };
   });
 }
