@@ -91,9 +91,10 @@ export async function recordPayoutInLedger(tx: Queryable, payoutId: string, to?:
   // A batch member's own row sends nothing: its batch's payout carries the transfer that pays it.
   if (p.member && !named && !p.external_reference) return;
 
+  // Ordered by the column, not by the text the select list makes of it ("999" sorts after "1000").
   const { rows: latest } = await tx.query<DischargeRow>(
-    `SELECT id::text, kind, instrument, state FROM ledger_discharges
-      WHERE payout_id = $1 AND kind = ANY($2::text[]) AND state <> 'void' ORDER BY id DESC LIMIT 1`, [p.id, TRANSFER_KINDS]);
+    `SELECT d.id::text AS id, d.kind, d.instrument, d.state FROM ledger_discharges d
+      WHERE d.payout_id = $1 AND d.kind = ANY($2::text[]) AND d.state <> 'void' ORDER BY d.id DESC LIMIT 1`, [p.id, TRANSFER_KINDS]);
   let current: DischargeRow | null = latest[0] ?? null;
   // The in-flight discharge is the reversed transfer's when it names it, or (the payout no longer
   // live) when no discharge names that transfer yet: once one does, an in-flight discharge is a

@@ -149,6 +149,25 @@ describe('payouts: a settled direct transfer reversed later', () => {
     expect((await rebuildLedger(db)).disagreements).toEqual([]);
   });
 
+  test('when the ledger\'s discharge ids cross a digit boundary (the reversed transfer\'s 999, the retry\'s 1000), then the retry\'s transfer is still the discharge its settlement marks paid', async () => {
+    // Found by the fault campaign (seed 20261201): the payout's latest discharge was picked by the
+    // id read as text, where "999" sorts after "1000", so the retry's in-flight discharge was never
+    // named after its transfer nor marked paid, and recon raised ledger-drift.
+    await db.query(`SELECT setval('ledger_discharges_id_seq', 998)`);
+    const { orderId, transferId } = await settledPayout();
+    await reverseFromDashboard(transferId);
+    await statusIs(orderId, 'parked');
+    expect((await ops()('POST', `/ops/payouts/${orderId}/retry`, { reason: 'the vendor asked us to send it again' })).status).toBe(200);
+    const settled = await statusIs(orderId, 'settled');
+    const discharges = (await db.query(
+      `SELECT d.id::int AS id, d.instrument, d.state FROM ledger_discharges d JOIN payouts p ON p.id = d.payout_id WHERE p.order_id = $1 ORDER BY d.id`, [orderId])).rows;
+    expect(discharges).toEqual([
+      { id: 999, instrument: transferId, state: 'paid' },
+      { id: 1000, instrument: settled.provider_transfer_id, state: 'paid' },
+    ]);
+    expect((await rebuildLedger(db)).disagreements).toEqual([]);
+  });
+
   test('when ops pay a reversed payout offline instead, then it is offline, holds no transfer, its line is in the open offline ledger, and nothing is sent', async () => {
     const { orderId, transferId } = await settledPayout();
     await reverseFromDashboard(transferId);
