@@ -18,7 +18,9 @@ import { watchSchedules } from './observability/scheduleWatch';
 import { lowerCpuPriority } from './startup/cpuPriority';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
-import { startOutboxDrainer, startPacingFrom } from './outbox/drainer';
+import { startPacingFrom } from './outbox/drainer';
+import { createGateway } from './gateway';
+import { startWorkerPollers } from './startup/pollers';
 import { temporalPayoutStarter } from './payouts/temporalStarter';
 import { whileServerSettles } from './temporal/whileServerSettles';
 
@@ -129,9 +131,9 @@ async function main(): Promise<void> {
   const client = await connectClientWithRetry(config, logger);
   const worker = await bootProductionWorker({ config, db, client, connection });
   // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
-  const drainer = startOutboxDrainer({
-    db, payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
-    pacing: startPacingFrom(config),
+  const drainer = startWorkerPollers({
+    db, gateway: createGateway(config), payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
+    attemptCap: config.PAYOUT_ATTEMPT_CAP, pacing: startPacingFrom(config),
   });
   const ownsSchedules = config.WORKER_SCHEDULES === 'on';
   // Start-up has just ensured every Schedule, so a slow describe right after a restart is no doubt.

@@ -11,6 +11,7 @@ import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, c
 import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
 import { startBatchRun } from '../payouts/batchStarter';
 import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
+import { holdClaimOnUnreadRefund } from '../payouts/refundHolds';
 import { retryDelayMs } from '../payouts/rejection';
 import { attemptGivenBack, claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
 import { decideResolution, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, type Resolution } from '../payouts/resolution';
@@ -44,7 +45,9 @@ export type TransferSendOutcome =
   | { type: 'not_sent'; reason: 'capture_check_failed' }
   /** The capture was confirmed, but so slowly that a transfer request could outlast the activity: the
    * claim is released (`pending`), its attempt given back; the next claim sends without asking again. */
-  | { type: 'not_sent'; reason: 'no_time_left' };
+  | { type: 'not_sent'; reason: 'no_time_left' }
+  /** A refund of the order was announced and not yet read: the payout is held in review. */
+  | { type: 'not_sent'; reason: 'customer_refunded' };
 
 type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
 type AttemptBase = { payoutId: string; attemptNo: number; idempotencyKey: string; runId: string };
@@ -122,6 +125,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // transfer a restore forgot has paid the vendor, whatever the capture check would say now
       // (the customer refunded since, from the Dashboard).
       if (age[0]?.ask_first) return askProviderFirst(tx, payout);
+      // A refund of the order announced and not yet read: nothing leaves until it is.
+      if (await holdClaimOnUnreadRefund(tx, payout)) return { send: false, outcome: { type: 'not_sent', reason: 'customer_refunded' } };
       const heldForCapture = await applyCaptureCheck(tx, payout, base, capture, msLeft);
       if (heldForCapture) return heldForCapture;
       const heldBack = await heldBackAtSend(tx, payout.id);

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../config/config';
 import { ensureDevCredentials } from './devCredentials';
 import { consoleDevLines } from '../console/devSignIn';
-import { startOutboxDrainer, startPacingFrom } from '../outbox/drainer';
+import { startPacingFrom } from '../outbox/drainer';
+import { startWorkerPollers } from '../startup/pollers';
 import { stackFilePath, writeStackFile } from './payouts/stack';
 import { migrate } from '../db/migrate';
 import { createPool } from '../db/pool';
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
     // The same boot as `npm run worker`: the Schedules first, then the worker.
     const worker = await bootProductionWorker({ config: runtimeConfig, db, client, connection: workerConnection });
     const workerRun = worker.run();
-    const drainer = startOutboxDrainer({ db, payoutStarter: deps.activities.payoutStarter!, pacing: startPacingFrom(config) });
+    const drainer = startWorkerPollers({ db, gateway: deps.activities.gateway, payoutStarter: deps.activities.payoutStarter!, attemptCap: config.PAYOUT_ATTEMPT_CAP, pacing: startPacingFrom(config) });
     stops.push(async () => {
       await drainer.stop();
       // The SDK also stops the worker on SIGINT by itself; only ask when it is still running.

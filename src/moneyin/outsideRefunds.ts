@@ -2,9 +2,9 @@
  * (orders.paid_payment_id) that matches no refund of ours, e.g. one issued from the Razorpay
  * Dashboard. This module owns `outside_refunds` and what such a refund does to the vendor's money.
  *
- * A refund webhook is a hint (it may be forged, replayed or stale): inside its transaction nothing
- * changes; an after-commit step fetches the refund from Razorpay and records what the fetch says in
- * its own transaction, once per gateway refund id, under the payout's row lock:
+ * A refund webhook is a hint (it may be forged, replayed or stale): inside its transaction only the
+ * hint is kept (refundHints.ts); an after-commit step fetches the refund from Razorpay and records
+ * what the fetch says in its own transaction, once per gateway refund id, under the payout's row lock:
  * - the payout has not sent (`pending`, `failed`, `parked`, or claimed with its request not yet past
  *   the send gate: `processing` with no `request_sent_at`, or `batched` in a batch still open): it
  *   moves to `review` with CUSTOMER_REFUNDED, so no claim takes it (a claim needs `pending`/`failed`)
@@ -18,24 +18,23 @@
  *   exception `refund-outside-app` carries the amount;
  * - otherwise (`review`, `cancelled`, corporate_direct): the exception only, for a human.
  * A refund first seen failed moved no money and is not recorded. A second webhook or a replay finds the row and
- * changes nothing. If the fetch fails the hint is lost here; the recon run still reports the refund
- * (`refund-not-in-app`). */
+ * changes nothing. If the fetch fails the hint stays and a worker reads it again after a backoff
+ * (refundHintFollower.ts); until then a batch's close and a transfer's send gate hold the payout
+ * (payouts/refundHolds.ts), and the refund, once read, is recorded as that hold. */
 import { payoutLogFields, type PayoutStatus, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund } from '../gateway/types';
 import { oweOfflineLines } from '../ledger/offlineLines';
 import { logger } from '../logger';
-import { leaveOpenBatch, openBatchOfMember } from '../payouts/batches';
-import { lockPayout, transition } from '../payouts/repository';
+import { holdRefundedPayout, openBatchOfMember } from '../payouts/refundHolds';
+import { lockPayout } from '../payouts/repository';
 import { nextStatus } from '../payouts/stateMachine';
 import { raiseEventException } from '../recon/eventExceptions';
 import { draft } from '../recon/reconcile';
 import type { AfterCommit } from './afterCommit';
+import { noteRefundHint, refundHintReadFailed, settleRefundHint } from './refundHints';
 import { applyRefundSnapshot } from './refunds';
-
-/** The payout's `last_code` while it is held because the customer was refunded (payouts/reasons.ts). */
-export const CUSTOMER_REFUNDED = 'CUSTOMER_REFUNDED';
 
 export type OutsideRefundAction = 'payout_held' | 'owed_back' | 'reported';
 
@@ -56,15 +55,6 @@ export function outsideRefundAction(order: { payoutStatus: PayoutStatus | null; 
   return order.corporateDirect ? 'reported' : 'owed_back';
 }
 
-/** Holds a payout that has sent nothing (a claim not past the gate is taken back from its run; a
- * batched order leaves its open batch, held FOR SHARE by the caller). */
-async function holdPayout(tx: Tx, payout: PayoutView, requestSent: boolean, openBatchId: string | null = null): Promise<void> {
-  if (openBatchId) await leaveOpenBatch(tx, payout.orderId, openBatchId);
-  await transition(tx, payout, { type: 'customer_refunded', requestSent, batchOpen: openBatchId !== null }, {
-    last_code: CUSTOMER_REFUNDED, next_attempt_at: null, ...(payout.status === 'processing' ? { claimed_by_run: null } : {}),
-  });
-}
-
 /** After an attempt that did not pay the vendor (the caller released the payout, locked): a refund
  * recorded while that request was in flight (`processing`, sent) or accepted charged the vendor a
  * clawback on the word that the transfer would pay it. Nothing was paid: the clawback is taken back —
@@ -83,7 +73,7 @@ export async function holdIfRefundedWhileSending(tx: Tx, released: Pick<PayoutVi
   const refunds = rows.map((r) => r.id);
   await tx.query('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1)', [refunds]);
   const payout = await lockPayout(tx, released.id, attemptCap);
-  await holdPayout(tx, payout, false);
+  await holdRefundedPayout(tx, payout, false);
   logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');
   return true;
 }
@@ -105,9 +95,21 @@ export interface OutsideRefundDeps {
 /** Webhook side, for a refund snapshot that matched none of ours: if its payment keeps an order paid,
  * the after-commit step that fetches it and acts. */
 export async function followOutsideRefundAfterCommit(tx: Tx, hint: { id: string; payment_id: string }, deps: OutsideRefundDeps): Promise<AfterCommit[]> {
-  const { rowCount } = await tx.query('SELECT 1 FROM orders WHERE paid_payment_id = $1', [hint.payment_id]);
-  if (!rowCount) return []; // not a payment that pays an order of ours (an orphan's, a top-up's…)
-  return [{ what: `fetch refund ${hint.id} made outside the app`, run: async () => { await followOutsideRefund(deps, hint.id); } }];
+  const { rows } = await tx.query<{ id: string }>('SELECT id FROM orders WHERE paid_payment_id = $1', [hint.payment_id]);
+  if (!rows[0]) return []; // not a payment that pays an order of ours (an orphan's, a top-up's…)
+  // Kept until the refund is read: a refused fetch is tried again, and meanwhile nothing leaves for the order.
+  await noteRefundHint(tx, { refundId: hint.id, paymentId: hint.payment_id, orderId: rows[0].id });
+  return [{
+    what: `fetch refund ${hint.id} made outside the app`,
+    run: async () => {
+      try {
+        await followOutsideRefund(deps, hint.id);
+      } catch (err) {
+        await refundHintReadFailed(deps.db, hint.id, err);
+        throw err;
+      }
+    },
+  }];
 }
 
 /** Sweep side, for the payment that keeps an order paid found refunded: every refund made on it is
@@ -139,6 +141,8 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   if (refund.status === 'failed') {
     // No money left us. One recorded while pending keeps what it did (a hold, a clawback line and its
     // exception are for a human to undo); its row says it failed.
+    const hint = await settleRefundHint(tx, refund.id);
+    if (hint?.heldFrom) logger.warn({ refundId: refund.id, paymentId: refund.payment_id, heldFrom: hint.heldFrom }, 'a refund that held a payout while unread turned out failed: the payout stays in review for ops to retry');
     await tx.query(`UPDATE outside_refunds SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`, [refund.id]);
     return null;
   }
@@ -156,14 +160,17 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   const requestSent = payout?.status === 'processing'
     && (await tx.query<{ sent: boolean }>('SELECT request_sent_at IS NOT NULL AS sent FROM payouts WHERE id = $1', [payout.id])).rows[0]!.sent;
   const openBatchId = payout?.status === 'batched' ? await openBatchOfMember(tx, order.order_id) : null;
-  const action = outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
+  // Held while it was unread (at a batch's close or a send gate): the hold was this refund's.
+  const heldFrom = (await settleRefundHint(tx, refund.id))?.heldFrom ?? null;
+  const heldUnread = heldFrom !== null && payout?.status === 'review';
+  const action = heldUnread ? 'payout_held' : outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
   // The payment's amount as we recorded it; the customer share when no payment row exists.
   const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);
   const clawbackPaise = action === 'owed_back' ? vendorShareOfRefund(Number(order.vendor_net_paise), refund.amount, capturedPaise) : null;
   const recorded = await tx.query(
     `INSERT INTO outside_refunds (id, payment_id, order_id, amount_paise, captured_paise, status, action, payout_id, payout_status, clawback_paise)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-    [refund.id, refund.payment_id, order.order_id, refund.amount, capturedPaise, refund.status, action, payout?.id ?? null, payout?.status ?? null, clawbackPaise],
+    [refund.id, refund.payment_id, order.order_id, refund.amount, capturedPaise, refund.status, action, payout?.id ?? null, heldUnread ? heldFrom : payout?.status ?? null, clawbackPaise],
   );
   if (recorded.rowCount === 0) {
     // Seen before: only its status moves on (pending → processed); what it did stays done.
@@ -171,7 +178,7 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
     return null;
   }
 
-  if (action === 'payout_held' && payout) await holdPayout(tx, payout, requestSent, openBatchId);
+  if (action === 'payout_held' && payout && !heldUnread) await holdRefundedPayout(tx, payout, requestSent, openBatchId);
   if (action === 'owed_back' && clawbackPaise !== null && clawbackPaise > 0) {
     const { rows: line } = await tx.query<{ id: string }>(
       `INSERT INTO offline_ledger (order_id, clawback_order_id, outside_refund_id, employer_id, vendor_id, amount_paise, route)

@@ -10,6 +10,7 @@ import { logger } from '../logger';
 import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
 import { payoutIdOf } from '../domain/payoutIds';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
+import { holdMembersOnUnreadRefunds } from './refundHolds';
 import { retryDelayMs } from './rejection';
 
 type RetryPolicy = Parameters<typeof retryDelayMs>[1];
@@ -34,20 +35,6 @@ export async function batchOfOrder(db: Pick<Db, 'query'>, orderId: string): Prom
   const { rows } = await db.query<{ id: string; cutoff_at: Date }>(
     'SELECT b.id, b.cutoff_at FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id WHERE m.order_id = $1', [orderId]);
   return rows[0] ? { batchId: rows[0].id, cutoffAt: rows[0].cutoff_at.toISOString() } : null;
-}
-
-/** A member's batch, when it is still open: held FOR SHARE (after the payout's row lock, as a join
- * takes them), so it cannot close until the caller's transaction ends and its close sums what is left. */
-export async function openBatchOfMember(tx: Tx, orderId: string): Promise<string | null> {
-  const { rows } = await tx.query<{ id: string }>(
-    `SELECT b.id FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id
-      WHERE m.order_id = $1 AND b.status = 'open' FOR SHARE OF b`, [orderId]);
-  return rows[0]?.id ?? null;
-}
-
-/** The order leaves its open batch (held by openBatchOfMember): nothing has been sent for it. */
-export async function leaveOpenBatch(tx: Tx, orderId: string, batchId: string): Promise<void> {
-  await tx.query('DELETE FROM payout_batch_orders WHERE order_id = $1 AND batch_id = $2', [orderId, batchId]);
 }
 
 /** The open batch for `w` or, if it has closed, the next window's: created if new, held FOR SHARE. */
@@ -137,6 +124,8 @@ export async function closePayoutBatch(db: Db, batchId: string, attemptCap: numb
     const batch = rows[0];
     if (!batch) throw new Error(`batch ${batchId} does not exist`);
     if (batch.status === 'open') {
+      // A member whose refund was announced and not yet read leaves it, held: nothing leaves for it.
+      await holdMembersOnUnreadRefunds(tx, batchId, attemptCap);
       const { rows: sum } = await tx.query<{ orders: number; paise: string | null; account: string | null }>(
         `SELECT count(*)::int AS orders, sum(m.amount_paise)::text AS paise,
                 COALESCE((SELECT linked_account_id FROM vendors WHERE id = $2), max(p.linked_account_id)) AS account

@@ -53,8 +53,8 @@ const EXPLAINED: Record<string, Explanation> = {
     nextStep: 'a retry or pay offline would pay the whole net again, so both are refused: pay the reversed amount by hand and mark paid externally with its bank reference, or cancel if the vendor is not owed',
   },
   CUSTOMER_REFUNDED: {
-    words: "the customer was refunded outside the app (e.g. from the Razorpay Dashboard) on the payment this order was paid on, before the vendor's transfer was sent, so it is held",
-    nextStep: 'find out who refunded and why (the refund is in outside_refunds and on the Razorpay Dashboard): if the order was undone, cancel; if the vendor should still be paid, pay offline (a retry is refused by the capture check: the payment is refunded)',
+    words: "the customer was refunded outside the app (e.g. from the Razorpay Dashboard) on the payment this order was paid on, before the vendor's transfer was sent, so it is held (held too while a refund Razorpay announced by webhook has not been read yet)",
+    nextStep: 'find out who refunded and why (the refund is in outside_refunds once read, in refund_hints until then, and on the Razorpay Dashboard): if the order was undone, cancel; if the vendor should still be paid, pay offline (a retry is refused by the capture check: the payment is refunded)',
   },
 };
 

@@ -8,7 +8,7 @@ import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
 import { hmacSha256Hex } from '../../src/gateway/signatures';
 import type { Gateway } from '../../src/gateway/types';
-import { startOutboxDrainer } from '../../src/outbox/drainer';
+import { startWorkerPollers } from '../../src/startup/pollers';
 import type { PayoutStarter } from '../../src/payouts/starter';
 import { isolatedPool } from '../support/db';
 import { mintKey, mintRoleKeys, type AuthHeader, type RoleKeys } from '../support/apiKeys';
@@ -42,8 +42,8 @@ export async function startMoneyInHarness(opts: { config?: Partial<Config> } = {
   const keys = await mintRoleKeys(db);
   const payoutStarter: PayoutStarter = { async startPayout(orderId) { payoutStarts.push(orderId); } };
   const app = await buildApi({ config, db, gateway, payoutStarter });
-  // As the worker does: a webhook leaves its payout's start to the drainer.
-  const drainer = startOutboxDrainer({ db, payoutStarter, pollMs: 100 });
+  // As the worker does: a webhook leaves its payout's start to the drainer, and a refund it could not read to the follower.
+  const drainer = startWorkerPollers({ db, gateway, payoutStarter, attemptCap: config.PAYOUT_ATTEMPT_CAP, outboxPollMs: 100, refundPollMs: 250 });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   await sandbox.control.setWebhookTarget(`${baseUrl}/webhooks/razorpay`);

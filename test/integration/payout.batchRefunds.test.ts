@@ -100,6 +100,33 @@ describe('payout batches: a refund made outside the app of a batched order', () 
     expect(await clawbacks(refunded.orderId)).toEqual([]);
   });
 
+  test('when the refund cannot be read (Razorpay answers 429 to every fetch) while its batch is open, then the batch\'s close holds the order and pays only the others; once the refund is read it is recorded as the hold', async () => {
+    const refunded = await batchedOrder();
+    const kept = await batchedOrder();
+    expect(kept.batchId).toBe(refunded.batchId);
+    await control().injectFault({ endpoint: 'refunds.fetch', fault: { kind: 'rate_limited' }, probability: 1 });
+    try {
+      const refundId = await refundFromDashboard(refunded.paymentId, PAIR_ORDER.customerSharePaise);
+      // The webhook was answered and its fetch refused: the hint waits, unread.
+      await eventually(async () => (await control().callCounts())['refunds.fetch'] ?? 0, (n) => n > 0);
+      expect(await outsideRefund(refundId)).toBeUndefined();
+      expect(await payoutRow(db, refunded.orderId)).toMatchObject({ status: 'batched' });
+
+      const carrier = await closeAndSettle(kept.batchId);
+      expect(Number(carrier.amount_paise)).toBe(NET);
+      expect((await liveTransfers()).filter((t) => (t.notes as Record<string, string>).batch_id === kept.batchId).map((t) => t.amount)).toEqual([NET]);
+      expect(await payoutRow(db, refunded.orderId)).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED', provider_transfer_id: null });
+      expect(await batchOf(refunded.orderId)).toBeNull();
+
+      await control().clearFaults();
+      expect(await eventually(() => outsideRefund(refundId), (r) => !!r, 60_000)).toMatchObject({ action: 'payout_held', payout_status: 'batched', clawback_paise: null });
+      expect(await clawbacks(refunded.orderId)).toEqual([]);
+      expect(await payoutRow(db, refunded.orderId)).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED' });
+    } finally {
+      await control().clearFaults();
+    }
+  });
+
   test('when a batched order is refunded from the Dashboard after its batch paid, then the vendor owes its share back in a negative offline-ledger line, with one recon exception', async () => {
     const refunded = await batchedOrder();
     const other = await batchedOrder();

@@ -6,7 +6,7 @@ import { buildApi } from '../../src/api/server';
 import { loadConfig, type Config } from '../../src/config/config';
 import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
-import { startOutboxDrainer } from '../../src/outbox/drainer';
+import { startWorkerPollers } from '../../src/startup/pollers';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { temporalReconStarter } from '../../src/recon/temporal';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
@@ -40,8 +40,8 @@ export async function startPayoutStack(opts: { name: string; env?: Record<string
   const temporal = await startTestWorker({ db, config, gateway }, taskQueue);
   const payoutStarter = temporalPayoutStarter(temporal.client, taskQueue, db);
   const api = await buildApi({ config, db, gateway, temporal: temporal.client, payoutStarter, reconStarter: temporalReconStarter(temporal.client, taskQueue) });
-  // As the worker does: a webhook leaves its payout's start to the outbox drainer.
-  const drainer = startOutboxDrainer({ db, payoutStarter, pollMs: 100 });
+  // As the worker does: a webhook leaves its payout's start to the outbox drainer, and a refund it could not read to the follower.
+  const drainer = startWorkerPollers({ db, gateway, payoutStarter, attemptCap: config.PAYOUT_ATTEMPT_CAP, outboxPollMs: 100, refundPollMs: 250 });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   await sandbox.control.setWebhookTarget(`${apiUrl}/webhooks/razorpay`);
   const keys = await mintRoleKeys(db);

@@ -93,6 +93,32 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     expect(await clawbacks(orderId)).toEqual([]);
   });
 
+  test('when the customer is refunded from the dashboard while the payout waits on paused transfers and Razorpay refuses every read of the refund, then after the resume the send gate holds the payout (nothing sent), and the refund, once read, is recorded as that hold', async () => {
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'hold the payout before it sends' });
+    const { orderId, paymentId } = await payOnlineOrder();
+    await statusIs(orderId, 'pending');
+    await control().injectFault({ endpoint: 'refunds.fetch', fault: { kind: 'rate_limited' }, probability: 1 });
+    try {
+      const refundId = await refundFromDashboard(paymentId, ORDER.customerSharePaise);
+      await eventually(async () => (await control().callCounts())['refunds.fetch'] ?? 0, (n) => n > 0);
+      expect(await outsideRefund(refundId)).toBeUndefined();
+      expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending' });
+
+      expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the bank is back' })).status).toBe(200);
+      const held = await statusIs(orderId, 'review', 'accepted', 'settled');
+      expect(held).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED', provider_transfer_id: null });
+      expect(await transfersFor(orderId)).toEqual([]);
+
+      await control().clearFaults();
+      expect(await eventually(() => outsideRefund(refundId), (r) => !!r, 60_000)).toMatchObject({ action: 'payout_held', payout_status: 'processing', clawback_paise: null });
+      expect(await payoutRow(db, orderId)).toMatchObject({ status: 'review', last_code: 'CUSTOMER_REFUNDED' });
+      expect(await transfersFor(orderId)).toEqual([]);
+      expect(await clawbacks(orderId)).toEqual([]);
+    } finally {
+      await control().clearFaults();
+    }
+  });
+
   test('when the customer is refunded from the dashboard while the payout is claimed but its request has not left (the capture check is slow), then the payout is held in review with CUSTOMER_REFUNDED, nothing is sent and the vendor owes nothing back', async () => {
     // The capture check's fetch takes 3 s: the payout sits claimed (processing, no request sent).
     await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
