@@ -24,11 +24,12 @@
 import { payoutLogFields, type PayoutStatus, type PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
-import type { Gateway, RzpRefund } from '../gateway/types';
+import type { Gateway, RzpRefund, RzpTransfer } from '../gateway/types';
 import { oweOfflineLines } from '../ledger/offlineLines';
 import { logger } from '../logger';
 import { holdRefundedPayout, openBatchOfMember } from '../payouts/refundHolds';
-import { lockPayout } from '../payouts/repository';
+import { lockPayout, markProviderMayKnow } from '../payouts/repository';
+import { liveTransfersCarryingNote, RESOLVER_WINDOW_BEFORE_MS } from '../payouts/resolution';
 import { nextStatus } from '../payouts/stateMachine';
 import { raiseEventException } from '../recon/eventExceptions';
 import { draft } from '../recon/reconcile';
@@ -88,7 +89,7 @@ export function vendorShareOfRefund(vendorNetPaise: number, refundedPaise: numbe
 
 export interface OutsideRefundDeps {
   db: Db;
-  gateway: Pick<Gateway, 'fetchRefund' | 'listPaymentRefunds'>;
+  gateway: Pick<Gateway, 'fetchRefund' | 'listPaymentRefunds' | 'listTransfers'>;
   attemptCap: number;
 }
 
@@ -118,7 +119,9 @@ export function followPaymentRefunds(paymentId: string, deps: OutsideRefundDeps)
   return {
     what: `list the refunds of payment ${paymentId}, refunded outside the app`,
     run: async () => {
-      for (const refund of await deps.gateway.listPaymentRefunds(paymentId)) await inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap));
+      const refunds = await deps.gateway.listPaymentRefunds(paymentId);
+      const sends = refunds.length > 0 ? await providerSendsBeforeHold(deps, paymentId) : null;
+      for (const refund of refunds) await inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap, sends));
     },
   };
 }
@@ -126,7 +129,27 @@ export function followPaymentRefunds(paymentId: string, deps: OutsideRefundDeps)
 /** Fetches the refund (no transaction open meanwhile) and records it. */
 export async function followOutsideRefund(deps: OutsideRefundDeps, refundId: string): Promise<OutsideRefundAction | null> {
   const refund = await deps.gateway.fetchRefund(refundId);
-  return inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap));
+  const sends = await providerSendsBeforeHold(deps, refund.payment_id);
+  return inTransaction(deps.db, (tx) => recordOutsideRefund(tx, refund, deps.attemptCap, sends));
+}
+
+/** Statuses in which a refund holds an order's own payout because our rows say nothing left for it. */
+const HOLDS_IF_NOTHING_SENT: ReadonlySet<PayoutStatus> = new Set(['pending', 'failed', 'parked', 'processing']);
+
+/** What the provider holds under the payout's note, asked before a hold (no transaction open): our
+ * rows may forget a transfer that left (a database restored to before it, issue 36 campaign finding
+ * 4), and holding a payout the vendor was paid by loses the refund's clawback and the transfer. The
+ * listing runs from the order's creation to now; null when the payout is not one a refund would hold. */
+export interface ProviderSends { payoutId: string; live: RzpTransfer[] }
+
+async function providerSendsBeforeHold(deps: OutsideRefundDeps, paymentId: string): Promise<ProviderSends | null> {
+  const { rows } = await deps.db.query<{ payout_id: string; status: PayoutStatus; since: Date }>(
+    `SELECT p.id AS payout_id, p.status, LEAST(o.created_at, p.created_at) AS since
+       FROM orders o JOIN payouts p ON p.order_id = o.id WHERE o.paid_payment_id = $1`, [paymentId]);
+  const payout = rows[0];
+  if (!payout || !HOLDS_IF_NOTHING_SENT.has(payout.status)) return null;
+  const transfers = await deps.gateway.listTransfers({ from: new Date(payout.since.getTime() - RESOLVER_WINDOW_BEFORE_MS), to: new Date() });
+  return { payoutId: payout.payout_id, live: liveTransfersCarryingNote(payout.payout_id, transfers) };
 }
 
 interface PaidOrderRow {
@@ -136,7 +159,7 @@ interface PaidOrderRow {
 
 /** Records a fetched refund once; returns what it did, or null when it is ours, failed, already
  * recorded, or on a payment that pays no order. */
-export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap: number): Promise<OutsideRefundAction | null> {
+export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap: number, sends: ProviderSends | null): Promise<OutsideRefundAction | null> {
   if (await applyRefundSnapshot(tx, refund)) return null; // ours after all (its receipt or id is one of our requests)
   if (refund.status === 'failed') {
     // No money left us. One recorded while pending keeps what it did (a hold, a clawback line and its
@@ -163,7 +186,20 @@ export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap:
   // Held while it was unread (at a batch's close or a send gate): the hold was this refund's.
   const heldFrom = (await settleRefundHint(tx, refund.id))?.heldFrom ?? null;
   const heldUnread = heldFrom !== null && payout?.status === 'review';
-  const action = heldUnread ? 'payout_held' : outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
+  let action = heldUnread ? 'payout_held' : outsideRefundAction({ payoutStatus: payout?.status ?? null, requestSent, corporateDirect: order.corporate_direct, batchOpen: openBatchId !== null });
+  if (action === 'payout_held' && payout && !heldUnread && !openBatchId) {
+    // Our rows say nothing left; the provider is asked first (before this transaction).
+    if (sends?.payoutId !== payout.id) throw new Error(`payout ${payout.id} became one a refund holds (${payout.status}) after the provider was asked; the refund is read again`);
+    const [forgotten] = sends.live;
+    if (forgotten) {
+      // A transfer our rows forget pays the vendor: the refund is owed back, and the payout's next
+      // step asks the provider by its note before anything is sent (it finds this transfer).
+      await markProviderMayKnow(tx, order.order_id);
+      logger.error({ ...payoutLogFields(payout), transferId: forgotten.id, transferStatus: forgotten.status, refundId: refund.id },
+        'a refund would hold a payout our rows say sent nothing, but Razorpay holds a live transfer under its note (a restored database?): the refund is owed back and the payout asks the provider before any send');
+      action = 'owed_back';
+    }
+  }
   // The payment's amount as we recorded it; the customer share when no payment row exists.
   const capturedPaise = Number(order.captured_paise ?? order.customer_share_paise);
   const clawbackPaise = action === 'owed_back' ? vendorShareOfRefund(Number(order.vendor_net_paise), refund.amount, capturedPaise) : null;

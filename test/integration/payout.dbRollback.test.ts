@@ -17,7 +17,8 @@ import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
 import { http, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { attemptOutcomes, eventually, payoutRow, recordHistory } from './payoutSeed';
-import { PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
+import { setTransfersPaused } from '../../src/payouts/killSwitch';
+import { opsApi, PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
 
 const PAIR = { employerId: 'emp_rollback', vendorId: 'ven_rollback' };
 
@@ -205,6 +206,41 @@ describe('payouts: the database restored to an earlier point', () => {
     }, (rows) => rows.length > 0, 30_000);
     expect(outside).toEqual([{ id: refund.entity.id, action: 'owed_back', clawback_paise: PAIR_ORDER_NET_PAISE }]);
     expect((await db.query('SELECT count(*)::int AS n FROM refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 0 }]);
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
+  });
+
+  test('when the vendor was paid inside the lost window and the customer is refunded from the Dashboard after the restore, while our rows say nothing was sent, then the refund asks Razorpay first, finds the transfer, and is owed back; the payout then finds that transfer and nothing is sent again', async () => {
+    // Campaign finding 4 (--cluster, seed 20261207): the refund held the restored payout in review,
+    // so the transfer that paid the vendor was in no row and the refund's clawback was never owed.
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'the payout waits, pending, for the snapshot' });
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-refund-after');
+    const payment = await control().payOrder(gatewayOrderId);
+    await statusIs(orderId, 'pending');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'refund_after');
+    const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
+
+    // The lost window: transfers resume, the vendor is paid and the run completes.
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the lost window' })).status).toBe(200);
+    await statusIs(orderId, 'accepted');
+    await control().processPendingTransfers();
+    expect(await (run(orderId).result() as Promise<PayoutWorkflowResult>)).toMatchObject({ kind: 'finished', status: 'settled' });
+    const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    const restored = await payoutRow(db, orderId);
+    expect(restored).toMatchObject({ status: 'pending', provider_transfer_id: null });
+
+    const refund = await h.gateway.createRefund({ paymentId: payment.id, amountPaise: PAIR_ORDER.customerSharePaise, receipt: 'dashboard-after-restore' });
+    if (refund.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(refund)}`);
+    await control().drainWebhooks();
+    const outside = await eventually(async () => (await db.query('SELECT action, payout_status, clawback_paise::int AS clawback_paise FROM outside_refunds WHERE id = $1', [refund.entity.id])).rows[0], (r) => !!r);
+    expect(outside).toEqual({ action: 'owed_back', payout_status: 'pending', clawback_paise: PAIR_ORDER_NET_PAISE });
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', provider_may_know_since: expect.any(Date) });
+
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'after the restore' })).status).toBe(200);
+    await eventually(async () => { await sweepPayouts(); await control().processPendingTransfers(); return payoutRow(db, orderId); }, (p) => p?.status === 'settled', 45_000);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled', provider_transfer_id: paid.id });
+    expect(await transfersFor(orderId)).toHaveLength(1);
     expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
   });
 
