@@ -70,3 +70,18 @@ export async function eventually<T>(what: string, step: () => Promise<T>, deadli
     }
   }
 }
+
+/** Ops' answers when the payout left the queue before their decision: 409 (it moved on), or 404
+ * (a database restore forgot its row, which its run writes again). */
+export const LEFT_THE_QUEUE = [404, 409];
+
+/** Reads until `done` holds or `ms` pass (null then). */
+export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await read();
+    if (done(value)) return value;
+    await sleep(500);
+  }
+  return null;
+}

@@ -2,8 +2,9 @@
  * about every planned order, against what the plan asked for — never what the workflows report
  * about themselves. Pure: `checkOrders` takes both ledgers as read and returns verdicts. */
 import type { RzpRefund, RzpTransfer } from '../../src/gateway/types';
-import { ORDER_KINDS, type OrderKind, type WorldVendor } from './plan';
-import type { OrderHistory, World } from './workload';
+import { ORDER_KINDS, type OrderKind } from './plan';
+import { checkBatched, checkBatchScenario, checkOutsideRefund, checkReversalOwed, checkSwitching } from './orderChecks';
+import { campaignVendors, vendorOf, type OrderHistory, type World } from './workload';
 
 export interface DbLedger {
   orders: Map<string, { status: string; vendorId: string; vendorNetPaise: number; subsidyPaise: number; commissionPaise: number; totalPaise: number }>;
@@ -25,6 +26,8 @@ export interface DbLedger {
   /** The batch each order joined (a pair on a schedule), and each such batch with its own payout. */
   batchOf: Map<string, string>;
   batches: Map<string, { status: string; members: string[]; payout: { status: string; amountPaise: number; providerTransferId: string | null; linkedAccountId: string } | null }>;
+  /** Reversals recorded against a batch's transfer (issue 36 item 1). */
+  batchReversals?: Array<{ id: string; transferId: string; batchId: string; amountPaise: number }>;
 }
 
 export interface ProviderLedger {
@@ -51,19 +54,20 @@ export interface CheckResult {
   /** Transfers the provider holds that belong to no planned order (a double payment, or worse). */
   unattributed: RzpTransfer[];
   violations: string[];
-  /** The campaign's batches: how many, the orders in them, and the live transfers that paid them. */
-  batches: { count: number; orders: number; liveTransfers: number };
+  /** The campaign's batches: how many, the orders in them, and the live transfers that paid them;
+   * the batch scenarios that took place (reversed, refunded before or after the batch paid). */
+  batches: { count: number; orders: number; liveTransfers: number; reversed?: number; reversedUnheard?: number; refundedBefore?: number; refundedAfter?: number };
 }
 
-const STUCK_PAYOUT: ReadonlySet<string> = new Set(['pending', 'processing', 'accepted', 'failed']);
-const isLive = (t: RzpTransfer) => t.status === 'processed' && (t.amount_reversed ?? 0) === 0;
-const noteOf = (t: RzpTransfer, key: 'order_id' | 'batch_id'): string | null => (t.notes && !Array.isArray(t.notes) && typeof t.notes[key] === 'string' ? t.notes[key] as string : null);
+export const STUCK_PAYOUT: ReadonlySet<string> = new Set(['pending', 'processing', 'accepted', 'failed']);
+export const isLive = (t: RzpTransfer) => t.status === 'processed' && (t.amount_reversed ?? 0) === 0;
+export const noteOf = (t: RzpTransfer, key: 'order_id' | 'batch_id'): string | null => (t.notes && !Array.isArray(t.notes) && typeof t.notes[key] === 'string' ? t.notes[key] as string : null);
 const notesOrder = (t: RzpTransfer): string | null => noteOf(t, 'order_id');
 
 export function checkOrders(histories: OrderHistory[], world: World, db: DbLedger, provider: ProviderLedger): CheckResult {
   const attributed = new Set<string>();
   const verdicts = histories.map((h) => checkOne(h, world, db, provider, attributed));
-  const campaignAccounts = new Set([...Object.values(world.accounts), ...histories.map((h) => h.ownVendor?.account ?? null)].filter((a): a is string => a !== null));
+  const campaignAccounts = new Set(campaignVendors(world, histories).map((v) => v.account).filter((a): a is string => a !== null));
   const unattributed = provider.transfers.filter((t) => !attributed.has(t.id) && campaignAccounts.has(t.recipient) && t.status !== 'failed');
   const violations = [
     ...verdicts.flatMap((v) => v.violations.map((x) => `${v.history.orderId ?? v.history.planned.clientReference} (${v.history.planned.kind}): ${x}`)),
@@ -74,6 +78,10 @@ export function checkOrders(histories: OrderHistory[], world: World, db: DbLedge
     count: batchIds.size,
     orders: db.batchOf.size,
     liveTransfers: provider.transfers.filter((t) => isLive(t) && batchIds.has(noteOf(t, 'batch_id') ?? '')).length,
+    reversed: histories.filter((h) => h.planned.kind === 'batch_reversed' && h.reversed).length,
+    reversedUnheard: histories.filter((h) => h.planned.kind === 'batch_reversed' && h.reversed && !h.reversed.seen).length,
+    refundedBefore: histories.filter((h) => h.planned.kind === 'batch_refund_before' && h.batch?.refundId).length,
+    refundedAfter: histories.filter((h) => h.planned.kind === 'batch_refund_after' && h.batch?.refundId).length,
   };
   return { verdicts, unattributed, violations, batches };
 }
@@ -102,7 +110,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   const payout = db.payouts.get(orderId);
   const split = db.splits.get(orderId);
   const ledger = db.ledger.get(orderId);
-  const account = h.ownVendor?.account ?? (o.vendor === 'own' ? null : world.accounts[o.vendor as WorldVendor]);
+  const account = h.ownVendor?.account ?? vendorOf(world, o.vendor)?.account ?? null;
   const exp = o.expect;
 
   if (exp.transfers === 'none' && 'unpaid' in exp) {
@@ -164,7 +172,11 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
     if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== order.vendorNetPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${order.vendorNetPaise}`);
     if (payout?.status === 'settled' && db.openLedger.has(orderId)) v.disagreements.push('settled by transfer, yet listed as owed offline');
   } else if (exp.transfers === 'batched') {
-    checkBatched(v, db, { orderId, batchId, account, live, netPaise: order.vendorNetPaise });
+    const at = { orderId, batchId, account, live, netPaise: order.vendorNetPaise };
+    if (exp.reversedThen || exp.refundedOutside) checkBatchScenario(v, db, provider, at);
+    else checkBatched(v, db, at);
+  } else if (exp.transfers === 'per_order_or_batched') {
+    checkSwitching(v, db, { orderId, batchId, account, live, netPaise: order.vendorNetPaise });
   } else if (exp.transfers === 'split') {
     // Reversed from the Dashboard: no live transfer; our split row says reversed once it heard, else
     // it still says processed and only recon can tell (reversal-not-in-app, required in recon.ts).
@@ -194,7 +206,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   for (const t of live) {
     if (t.recipient !== account) v.disagreements.push(`transfer ${t.id} went to ${t.recipient}, the vendor's account is ${account}`);
     // A batch's transfer pays the sum of its orders (checkBatched).
-    if (t.amount !== order.vendorNetPaise && exp.transfers !== 'batched') v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ vendor net ${order.vendorNetPaise}`);
+    if (t.amount !== order.vendorNetPaise && exp.transfers !== 'batched' && batchId === null) v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ vendor net ${order.vendorNetPaise}`);
   }
   if (live.length > v.expectedTransfers) {
     v.duplicates = live.length - v.expectedTransfers;
@@ -208,7 +220,7 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   const liveRefunds = refundsAtProvider.filter((r) => r.status !== 'failed');
   if (liveRefunds.length !== o.refunds) v.violations.push(`${liveRefunds.length} refunds at the provider (${liveRefunds.map((r) => r.id).join(', ')}), planned ${o.refunds}`);
   for (const r of liveRefunds) {
-    if (exp.transfers === 'direct' && exp.refundedOutside) continue; // ours is an outside refund (checkOutsideRefund)
+    if ((exp.transfers === 'direct' || exp.transfers === 'batched') && exp.refundedOutside) continue; // ours is an outside refund (checkOutsideRefund)
     const ours = db.refunds.find((x) => x.gatewayRefundId === r.id);
     if (!ours) v.disagreements.push(`refund ${r.id} at the provider is not in PostgreSQL`);
     else if (ours.status !== r.status) {
@@ -218,70 +230,6 @@ function checkOne(h: OrderHistory, world: World, db: DbLedger, provider: Provide
   }
   for (const d of v.disagreements) v.violations.push(d);
   return v;
-}
-
-/** An order of a pair on a schedule: in exactly one batch (the database's key), its own payout settled
- * by the batch's, and the batch paid by exactly one live transfer (counted by the caller) of exactly the
- * sum of its members' nets, to the vendor's account, the one our batch payout holds. */
-function checkBatched(v: OrderVerdict, db: DbLedger, o: { orderId: string; batchId: string | null; account: string | null; live: RzpTransfer[]; netPaise: number }): void {
-  v.expectedTransfers = 1;
-  const payout = db.payouts.get(o.orderId);
-  if (!payout) v.violations.push('no payout row');
-  else if (payout.status !== 'settled') {
-    if (payout.status === 'batched' || STUCK_PAYOUT.has(payout.status)) v.stuck = true;
-    v.parked = payout.status === 'parked' || payout.status === 'review';
-    v.violations.push(`payout is ${payout.status}${payout.lastCode ? ` (${payout.lastCode})` : ''}, planned settled by its batch`);
-  }
-  if (payout && payout.amountPaise !== o.netPaise) v.disagreements.push(`payout of ${payout.amountPaise} ≠ vendor net ${o.netPaise}`);
-  if (!o.batchId) {
-    v.violations.push('in no batch');
-    return;
-  }
-  const batch = db.batches.get(o.batchId);
-  if (!batch?.payout) {
-    v.stuck = true;
-    v.violations.push(`its batch ${o.batchId} is ${batch?.status ?? 'missing'} with no payout of its own`);
-    return;
-  }
-  const sum = batch.members.reduce((s, id) => s + (db.orders.get(id)?.vendorNetPaise ?? Number.NaN), 0);
-  if (batch.payout.amountPaise !== sum) v.disagreements.push(`batch ${o.batchId} pays ${batch.payout.amountPaise}, its ${batch.members.length} orders' nets add up to ${sum}`);
-  if (batch.payout.linkedAccountId !== o.account) v.disagreements.push(`batch ${o.batchId} pays ${batch.payout.linkedAccountId}, the vendor's account is ${o.account}`);
-  if (batch.payout.status === 'settled' && (o.live.length !== 1 || batch.payout.providerTransferId !== o.live[0]!.id)) v.disagreements.push(`batch ${o.batchId} settled by ${batch.payout.providerTransferId}, provider's live transfers: ${o.live.map((t) => t.id).join(', ') || 'none'}`);
-  for (const t of o.live) if (t.amount !== sum) v.disagreements.push(`transfer ${t.id} of ${t.amount} ≠ the sum of batch ${o.batchId}'s nets, ${sum}`);
-  const ledger = db.ledger.get(o.orderId);
-  if (ledger?.route !== 'direct_transfer' || ledger.amountPaise !== o.netPaise) v.disagreements.push(`offline ledger ${JSON.stringify(ledger ?? null)}, expected direct_transfer of ${o.netPaise}`);
-  if (db.openLedger.has(o.orderId)) v.disagreements.push('paid by its batch, yet listed as owed offline');
-}
-
-/** A split reversed from the Dashboard, once our rows heard of it: exactly one transfer_reversal line
- * owes the vendor what was taken back (here the whole split). Whether finance paid it is the rail
- * checker's to judge. */
-function checkReversalOwed(v: OrderVerdict, db: DbLedger, orderId: string, reversalId: string, splitPaise: number): void {
-  const lines = (db.reversalLines.get(orderId) ?? []).filter((l) => l.reversalId === reversalId);
-  if (lines.length !== 1) v.disagreements.push(`${lines.length} offline lines owe the vendor the reversal ${reversalId}, planned 1`);
-  else if (lines[0]!.owedPaise !== lines[0]!.reversedPaise || lines[0]!.reversedPaise !== splitPaise) v.disagreements.push(`the reversal ${reversalId} of ${lines[0]!.reversedPaise} paise (split ${splitPaise}) is owed as ${lines[0]!.owedPaise}`);
-}
-
-/** A Dashboard refund is in our rows with what it did: held the payout, or (once paid) a clawback line
- * of minus what the vendor owes back. */
-function checkOutsideRefund(v: OrderVerdict, db: DbLedger, provider: ProviderLedger, h: OrderHistory, expected: string[]): void {
-  const orderId = h.orderId!;
-  const mine = db.outsideRefunds.filter((r) => r.orderId === orderId);
-  if (mine.length === 0) {
-    // Its webhooks given up: our rows never heard of it, so recon must raise it (recon.ts requires it).
-    h.unrecordedRefundIds = provider.refunds.filter((r) => h.paymentIds.includes(r.payment_id) && r.status !== 'failed').map((r) => r.id);
-    if (h.unrecordedRefundIds.length === 0) v.disagreements.push('the Dashboard refund is neither at the provider nor in our rows');
-    return;
-  }
-  if (mine.length > 1) {
-    v.disagreements.push(`${mine.length} outside refunds recorded, planned 1 (the Dashboard's)`);
-    return;
-  }
-  const r = mine[0]!;
-  if (!expected.includes(r.action)) v.disagreements.push(`the outside refund ${r.id} was recorded as ${r.action}, expected ${expected.join(' or ')}`);
-  const clawback = db.clawbacks.get(orderId);
-  if (expected.includes('owed_back') && (r.clawbackPaise === null || r.clawbackPaise <= 0 || clawback !== -r.clawbackPaise)) v.disagreements.push(`clawback line ${clawback ?? 'missing'} for an outside refund owing back ${r.clawbackPaise ?? 'nothing'}`);
-  if (!expected.includes('owed_back') && clawback !== undefined) v.disagreements.push(`a clawback line of ${clawback} for a refund that held the payout`);
 }
 
 export interface RouteRow { route: OrderKind; orders: number; transfers: number; duplicates: number; lost: number; stuck: number; parked: number; disagreements: number }

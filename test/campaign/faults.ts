@@ -11,7 +11,7 @@ import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback
 import type { WorkerBuild } from '../../src/devstack/rollingDeploy';
 import { callRetrying, eventually, holdClientWrites, sleep } from './calls';
 import type { CampaignPlan, PlannedFault } from './plan';
-import type { World } from './workload';
+import { closeOpenBatches, type World } from './workload';
 
 export interface FaultRunner {
   /** Counts by `<what>` of the faults this process carried out. */
@@ -159,6 +159,10 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
         log(`fault ${at}: webhook delivery held ${f.backlogMs} ms before the database snapshot`);
         await t.sandbox.setWebhookDelivery(false);
         await sleep(f.backlogMs);
+        // The hourly pair's open batch closed now: its one transfer leaves about the snapshot, and the
+        // backlog's orders join the next batch in the window (issue 36: a restore during an open batch
+        // and after its transfer left).
+        count('batches closed just before the snapshot', await closeOpenBatches(t, world, [world.vendors.batched]).catch(() => 0));
         let restored!: () => void;
         await holdClientWrites(new Promise<void>((r) => { restored = r; }));
         const transfersBefore = new Set((await eventually('listing the provider\'s transfers', () => t.sandbox.transfers())).map((x) => x.id));
@@ -173,6 +177,7 @@ export function startFaults(t: Topology, plan: CampaignPlan, world: World, tempo
           await eventually('restoring the app database', () => restoreDatabase(t.databaseUrl, snap, { exclusive: true }));
           count(`database restored (${Math.round(f.lostMs / 1000)} s lost)`);
           count('transfers made in the lost window', lost.length);
+          count('batch transfers made in the lost window', lost.filter((x) => x.notes && !Array.isArray(x.notes) && typeof x.notes.batch_id === 'string').length);
           log(`fault ${((Date.now() - startedAt) / 1000).toFixed(1)} s: database restored to the snapshot of ${snapAt}`);
         } finally {
           restored();

@@ -15,6 +15,10 @@ const TABLES: Array<{ name: string; sql: string }> = [
   { name: 'payout_attempts', sql: 'SELECT a.attempt_no, a.outcome, a.provider_code, a.provider_transfer_id, a.created_at FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id WHERE p.order_id = $1 ORDER BY a.id' },
   { name: 'split_transfers', sql: 'SELECT * FROM split_transfers WHERE order_id = $1' },
   { name: 'offline_ledger', sql: 'SELECT * FROM offline_ledger WHERE order_id = $1' },
+  { name: 'payout_batch_orders', sql: 'SELECT * FROM payout_batch_orders WHERE order_id = $1' },
+  { name: 'outside_refunds', sql: 'SELECT * FROM outside_refunds WHERE order_id = $1' },
+  { name: 'ledger_obligations', sql: 'SELECT * FROM ledger_obligations WHERE order_id = $1 ORDER BY id' },
+  { name: 'ledger_discharges', sql: 'SELECT d.*, i.obligation_id, i.active FROM ledger_discharges d JOIN ledger_discharge_items i ON i.discharge_id = d.id JOIN ledger_obligations o ON o.id = i.obligation_id WHERE o.order_id = $1 ORDER BY d.id' },
 ];
 
 export async function writeFindings(t: Topology, db: Pool, verdicts: OrderVerdict[], extra: Record<string, unknown>): Promise<string> {

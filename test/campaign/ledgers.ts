@@ -42,6 +42,9 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
          FROM payout_batch_orders m JOIN payout_batches b ON b.id = m.batch_id LEFT JOIN payouts p ON p.batch_id = b.id
         WHERE b.id IN (SELECT batch_id FROM payout_batch_orders WHERE order_id = ANY($1))`),
   ]);
+  const batchReversals = await q<{ id: string; transfer_id: string; batch_id: string; amount_paise: string }>(
+    `SELECT id, transfer_id, batch_id, amount_paise FROM transfer_reversals
+      WHERE batch_id IN (SELECT batch_id FROM payout_batch_orders WHERE order_id = ANY($1))`);
   const batches: DbLedger['batches'] = new Map();
   for (const r of batchMembers) {
     const batch = batches.get(r.batch_id) ?? { status: r.batch_status, members: [], payout: r.status ? { status: r.status, amountPaise: n(r.amount_paise!), providerTransferId: r.provider_transfer_id, linkedAccountId: r.linked_account_id! } : null };
@@ -67,6 +70,7 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
     reversalLines: reversalsByOrder,
     batchOf: new Map(batchMembers.map((r) => [r.order_id, r.batch_id])),
     batches,
+    batchReversals: batchReversals.map((r) => ({ id: r.id, transferId: r.transfer_id, batchId: r.batch_id, amountPaise: n(r.amount_paise) })),
   };
 }
 

@@ -22,7 +22,8 @@ import { planCampaign, planDigest, type CampaignPlan } from './plan';
 import { closeTheBooks, type ReconOutcome } from './recon';
 import { giveBankDetails, offlineSettler, type OfflineSettlement } from './offline';
 import { checkRails, type RailResult } from './railChecker';
-import { buildWorld, closeOpenBatches, runWorkload } from './workload';
+import { buildWorld, closeOpenBatches, runWorkload, switchSchedule } from './workload';
+import { checkLedger, type LedgerResult } from './ledgerChecker';
 
 /** Shorter clocks than production (seconds, not minutes) so that a run quiesces within minutes;
  * the order between the timeouts is the one config enforces. Faults are sized against them. */
@@ -73,6 +74,7 @@ export interface CampaignResult {
   plan: CampaignPlan;
   check: CheckResult;
   rails: RailResult;
+  ledger: LedgerResult;
   settlement: OfflineSettlement;
   recon: ReconOutcome | null;
   fired: Record<string, number>;
@@ -139,12 +141,20 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const campaignDay = istDateOf(campaignStart);
   const startedAt = Date.now();
   const faults = startFaults(t, plan, world, temporal, startedAt, log, deployTo);
+  const switchProblems: string[] = [];
   const tenth = Math.max(1, Math.floor(plan.orders.length / 10));
   // Finance settles the offline ledger at its planned times while the orders and faults go on.
   const rounds = (async () => {
     for (const round of plan.settlements) {
       await sleep(Math.max(0, startedAt + round.atMs - Date.now()));
-      await settler.settle({ from: campaignDay, failOne: round.failOne, why: round.why });
+      await settler.settle({ from: campaignDay, failOne: round.failOne, why: round.why, ...(round.cancelAfterDownload ? { cancelAfterDownload: true } : {}) });
+    }
+  })();
+  // Admin switches one pair's payout schedule at planned times while its orders come and go.
+  const switches = (async () => {
+    for (const s of plan.scheduleSwitches) {
+      await sleep(Math.max(0, startedAt + s.atMs - Date.now()));
+      await switchSchedule(t, world, s.to).then(() => log(`admin: the switching pair now pays ${s.to}`), (err: unknown) => switchProblems.push(`schedule switch to ${s.to}: ${String(err)}`));
     }
   })();
   const histories = await runWorkload(t, plan, world, startedAt, (done) => {
@@ -152,6 +162,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   });
   await faults.done;
   await rounds;
+  await switches;
   log(`workload and faults done after ${((Date.now() - startedAt) / 1000).toFixed(1)} s; clearing faults and quiescing`);
 
   // Quiesce: faults cleared, the Schedules (sweeps) and ops' retries left to bring everything to rest.
@@ -159,7 +170,8 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   await faults.clearAll();
   const orderIds = histories.map((h) => h.orderId).filter((id): id is string => id !== null);
   // Planned to wait for a person: parked or in review, and a Dashboard refund that may hold its payout.
-  const plannedParked = histories.filter((h) => h.planned.expect.transfers === 'direct' && (h.planned.expect.payout !== 'settled' || h.planned.expect.refundedOutside) && h.orderId).map((h) => h.orderId!);
+  const plannedParked = histories.filter((h) => h.orderId && ((h.planned.expect.transfers === 'direct' && (h.planned.expect.payout !== 'settled' || h.planned.expect.refundedOutside))
+    || (h.planned.expect.transfers === 'batched' && h.planned.expect.refundedOutside === 'before_batch_paid'))).map((h) => h.orderId!);
   const deadline = quiesceStart + (o.quiesceDeadlineMs ?? 180_000 + plan.orders.length * 300);
   let moving: Record<string, number> = {};
   let lastReport = 0;
@@ -186,9 +198,12 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   // The last round, once quiet: what the rounds failed or could not reach yet is paid now.
   await settler.settle({ from: campaignDay, failOne: false, why: 'after the system came to rest' });
   const dbLedger = await readDbLedger(db, orderIds);
-  const check = checkOrders(histories, world, dbLedger, await readProviderLedger(t));
+  const provider = await readProviderLedger(t);
+  const check = checkOrders(histories, world, dbLedger, provider);
   const rails = checkRails(check.verdicts, dbLedger, settler.state);
-  const problems = [...faults.problems, ...settler.state.problems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`),
+  const ledger = await checkLedger(db, histories, world, dbLedger, provider, settler.state)
+    .catch((err: unknown): LedgerResult => ({ violations: [`the ledger check could not run: ${String(err)}`], vendors: 0, transferDischarges: 0, mismatches: 0, probes: [] }));
+  const problems = [...faults.problems, ...settler.state.problems, ...switchProblems, ...t.processes().filter((p) => !p.running).map((p) => `${p.name} is not running at the end`),
     ...(await nondeterminismErrors(t.stateDir)).map((line) => `nondeterminism error in a worker's log: ${line}`)];
   let recon: ReconOutcome | null = null;
   const reconProblems: string[] = [];
@@ -202,6 +217,8 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   const violations = [
     ...check.violations,
     ...rails.violations,
+    ...ledger.violations,
+    ...(recon?.exceptions ?? []).filter((e) => e.reason === 'ledger-drift').map((e) => `recon raised ledger-drift on ${e.entityId ?? '?'}: the ledger as written differs from the rails' rows`),
     ...Object.entries(moving).map(([k, v]) => `still moving at the quiesce deadline: ${v} ${k}`),
     ...(recon?.violations ?? []),
     ...reconProblems,
@@ -211,7 +228,7 @@ async function runOn(t: Topology, db: Pool, temporal: Client, plan: CampaignPlan
   if (violations.length > 0) {
     findings = await writeFindings(t, db, check.verdicts, { seed: plan.seed, orders: plan.orders.length, violations, recon, fired }).catch((err: unknown) => `not written: ${String(err)}`);
   }
-  return { plan, check, rails, settlement: settler.state, recon, fired, quiesceMs, stillMoving: moving, problems, violations, findings, stateDir: t.stateDir };
+  return { plan, check, rails, ledger, settlement: settler.state, recon, fired, quiesceMs, stillMoving: moving, problems, violations, findings, stateDir: t.stateDir };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,6 +261,9 @@ export function report(r: CampaignResult, opts: { orders: number; seed: number; 
     ]),
     `unattributed transfers at the provider: ${r.check.unattributed.length}; paid to vendors by transfer: ${formatRupees(paid)}`,
     `batches (hourly pair; a batched order's transfer above is its batch's): ${r.check.batches.count} batch(es) of ${r.check.batches.orders} order(s), paid by ${r.check.batches.liveTransfers} live transfer(s)`,
+    `schedule switches: ${r.plan.scheduleSwitches.length}; batch transfers reversed from the Dashboard: ${r.check.batches.reversed ?? 0} (${r.check.batches.reversedUnheard ?? 0} unheard by our rows); Dashboard refunds of batched orders: ${r.check.batches.refundedBefore ?? 0} before the batch paid, ${r.check.batches.refundedAfter ?? 0} after`,
+    `settlement batches cancelled after their bank file was downloaded: ${r.settlement.cancelsRefused ?? 0} cancel(s) refused (409), ${r.settlement.cancelled?.length ?? 0} line(s) cancelled as never submitted`,
+    `ledger (obligations, discharges): ${r.ledger.vendors} vendor(s) tied to the provider's transfers and the bank debits, ${r.ledger.transferDischarges} transfer discharge(s) matched, ${r.ledger.mismatches} mismatch(es); constraints probed: ${r.ledger.probes.join(', ') || 'none'}`,
     `offline rail: ${r.settlement.rounds} settlement round(s), ${r.settlement.paid.length} line(s) paid (${r.settlement.failed.length} failed and paid again later), ${r.rails.paidOfflineOrders} order(s) paid by settlement (${formatRupees(r.rails.paidOfflinePaise)}), ${r.rails.carriedForwardOrders} carried forward`,
     '',
     'faults that fired (counted, not planned):',

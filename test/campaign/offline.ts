@@ -8,7 +8,7 @@ import { plainRupees } from '../../src/domain/money';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import { callRetrying, sleep } from './calls';
 import type { WorldVendor } from './plan';
-import type { World } from './workload';
+import { campaignVendors, type World } from './workload';
 
 export interface PaidLine { reference: string; vendorId: string; amountPaise: number; utr: string; paidOn: string }
 
@@ -19,6 +19,10 @@ export interface OfflineSettlement {
   failed: string[];
   /** Vendors the last round carried forward (their open lines net to zero or less). */
   carriedForward: string[];
+  /** Lines of batches cancelled after their bank file was downloaded (confirmed not submitted): never paid. */
+  cancelled?: string[];
+  /** Cancels refused because the bank file was downloaded (409 settlement_batch_file_downloaded). */
+  cancelsRefused?: number;
   problems: string[];
 }
 
@@ -29,18 +33,22 @@ export async function giveBankDetails(t: Topology, world: World): Promise<void> 
       accountNumber: String(918_000_000_000 + n), ifsc: 'UTIB0000123', beneficiaryName: `Campaign ${key.replace('_', ' ')}`,
     });
   }
+  for (const [n, vendorId] of Object.values(world.batch?.vendors ?? {}).entries()) {
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/vendors/${vendorId}/bank-details`, { accountNumber: String(918_100_000_000 + n), ifsc: 'UTIB0000123', beneficiaryName: `Campaign batch ${n}` });
+  }
 }
 
 export function offlineSettler(t: Topology, world: World, seed: number, log: (line: string) => void) {
-  const state: OfflineSettlement = { rounds: 0, paid: [], failed: [], carriedForward: [], problems: [] };
+  const state: OfflineSettlement = { rounds: 0, paid: [], failed: [], carriedForward: [], cancelled: [], cancelsRefused: 0, problems: [] };
   let utrs = 0;
   const utr = () => `CMPN${seed}R${String(++utrs).padStart(5, '0')}`;
-  const vendorIds = Object.values(world.vendors);
 
   /** One round: freeze, the bank file, decisions, and the run seen to its end. */
-  async function round(opts: { from: string; failOne: boolean; why: string }): Promise<void> {
+  async function round(opts: RoundOptions): Promise<void> {
     const to = istDateOf(new Date());
     state.rounds += 1;
+    // Read each round: the workload makes vendors of its own as it goes (batch_reversed).
+    const vendorIds = campaignVendors(world).map((v) => v.vendorId);
     const { body: started } = await callRetrying(t, 'finance', 'POST', '/finance/settlement/runs', { from: opts.from, to, vendorIds });
     const workflowId = started.workflowId as string;
     const batchId = await until(`settlement ${workflowId} froze a batch`, async () => {
@@ -54,6 +62,14 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
       for (const line of lines) {
         if (!String(file).includes(`${line.reference},`) || !String(file).includes(`,${plainRupees(line.amountPaise)},${line.amountPaise},`)) state.problems.push(`bank file of ${batchId} lacks line ${line.reference} of ${line.amountPaise} paise`);
       }
+    }
+    if (opts.cancelAfterDownload && lines.length > 0 && await cancelAfterDownload(batchId, lines.map((l) => l.reference))) {
+      await until(`settlement ${workflowId} ended after its cancel`, async () => {
+        const { body } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/runs/${workflowId}`);
+        return body.live && body.live.status !== 'RUNNING' ? true : null;
+      });
+      log(`finance (${opts.why}): batch ${batchId}, ${lines.length} line(s): cancel refused after the download, then cancelled as never submitted; its lines go to a later round`);
+      return;
     }
     const paidOn = istDateOf(new Date());
     for (const [i, line] of lines.entries()) {
@@ -76,10 +92,35 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
     log(`finance (${opts.why}): batch ${batchId}, ${lines.length} line(s): ${lines.length - (opts.failOne && lines.length > 0 ? 1 : 0)} paid${opts.failOne && lines.length > 0 ? ', 1 failed' : ''}; ${skipped} vendor(s) carried forward`);
   }
 
+  /** Issue 36 item 4: a cancel after the bank file was downloaded is refused (409) and changes
+   * nothing; confirmed never submitted, it cancels and the lines are owed again (true). */
+  async function cancelAfterDownload(batchId: string, references: string[]): Promise<boolean> {
+    const cancel = (confirmNotSubmitted?: boolean) => callRetrying(t, 'finance', 'POST', `/finance/settlement/batches/${batchId}/cancel`,
+      { reason: 'fault campaign: wrong debit account chosen', ...(confirmNotSubmitted === undefined ? {} : { confirmNotSubmitted }) }, { accept: [409] });
+    for (const confirm of [undefined, false]) {
+      const refused = await cancel(confirm);
+      const code = (refused.body?.error?.code as string | undefined) ?? '';
+      if (refused.status !== 409 || code !== 'settlement_batch_file_downloaded') {
+        state.problems.push(`settlement batch ${batchId}: a cancel after its bank file was downloaded (confirmNotSubmitted ${String(confirm)}) was answered ${refused.status} ${code}, not 409 settlement_batch_file_downloaded`);
+        return refused.status === 200;
+      }
+      state.cancelsRefused = (state.cancelsRefused ?? 0) + 1;
+    }
+    const { body: still } = await callRetrying(t, 'finance', 'GET', `/finance/settlement/batches/${batchId}`);
+    if (still.status !== 'open') state.problems.push(`settlement batch ${batchId} is ${String(still.status)} after refused cancels, not open`);
+    const done = await cancel(true);
+    if (done.status !== 200) {
+      state.problems.push(`settlement batch ${batchId}: the confirmed cancel was answered ${done.status} ${JSON.stringify(done.body)}`);
+      return false;
+    }
+    state.cancelled!.push(...references);
+    return true;
+  }
+
   return {
     state,
     /** A round that must not stop the campaign: a failure is a problem to report. */
-    async settle(opts: { from: string; failOne: boolean; why: string }): Promise<void> {
+    async settle(opts: RoundOptions): Promise<void> {
       try {
         await round(opts);
       } catch (err) {
@@ -94,6 +135,8 @@ export function offlineSettler(t: Topology, world: World, seed: number, log: (li
     },
   };
 }
+
+interface RoundOptions { from: string; failOne: boolean; why: string; cancelAfterDownload?: true }
 
 /** Past a worker killed mid-freeze (its activity is retried after 30 s) and a Temporal restart. */
 async function until<T>(what: string, probe: () => Promise<T | null>, ms = 180_000): Promise<T> {

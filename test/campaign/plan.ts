@@ -3,6 +3,7 @@
  * seed and options give the same plan, so a failing run is repeated with its seed. */
 import { seededRandom } from '../../src/sandbox/faults';
 import type { FaultEndpoint, FaultKind, WebhookFault } from '../../src/sandbox/control';
+import { plannedOrder, type OrderRandom } from './orderPlans';
 
 /** Every way an order reaches (or does not reach) the vendor that the campaign exercises. */
 export const ORDER_KINDS = [
@@ -34,21 +35,31 @@ export const ORDER_KINDS = [
   'paid_externally', // parked (its own vendor's account suspended), the transfer a lost request made found on the Dashboard: ops mark it paid with that transfer
   'duplicate_receipt_refund', // cancelled then paid, every webhook of it lost: the sweep refunds it, the answer is lost, the retry hears 'duplicate receipt' and the sweep finds the refund by its receipt
   'batched', // a pair paid hourly: the order joins its window's batch, and one transfer pays the whole batch
+  'batch_reversed', // a batch of its own vendor paid, its one transfer reversed from the Dashboard: ops retry the batch or pay it offline
+  'batch_refund_before', // refunded from the Dashboard while its batch is open: it leaves the batch, held in review, never paid by the batch
+  'batch_refund_after', // refunded from the Dashboard after its batch paid: the vendor owes it back (a clawback line and an exception)
+  'schedule_switch', // a pair switched hourly <-> per_order mid-run: paid once, by its own transfer or its batch's
 ] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 
-/** `own`: a vendor of the order's own, made by the workload (paid_externally). */
-export type VendorKey = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut' | 'batched' | 'own';
-/** The vendors the world is built with (every one but `own`). */
-export type WorldVendor = Exclude<VendorKey, 'own'>;
+/** The vendors the world is built with. */
+export type WorldVendor = 'direct_a' | 'direct_b' | 'direct_c' | 'split' | 'nolink' | 'flaky' | 'shut' | 'batched';
+/** Hourly pairs of one scenario each, so one scenario's refund or close changes no other's expectation. */
+export type BatchVendor = 'batch_hold' | 'batch_claw' | 'switcher';
+/** `own`: a vendor of the order's own, made by the workload (paid_externally, suspended); `own_batch`:
+ * likewise, active and hourly (batch_reversed: a batch's reversal takes back every member's money). */
+export type VendorKey = WorldVendor | BatchVendor | 'own' | 'own_batch';
 export type EmployerKey = 'main' | 'corporate' | 'offline';
 
 /** What the provider's ledger must show for the order once the system is quiet. */
 export type Expectation =
   | { transfers: 'direct'; payout: 'settled' | 'parked' | 'review' | 'offline'; code?: string; refundedOutside?: 'after_payout' | 'while_parked'; reversedThen?: 'retry' | 'pay_offline'; paidExternally?: true }
   | { transfers: 'split'; reversedFromOutside?: true }
-  /** Paid by its batch's one transfer (the pair is on an hourly schedule). */
-  | { transfers: 'batched' }
+  /** Paid by its batch's one transfer (the pair is on an hourly schedule); or its batch's transfer
+   * reversed and then retried or paid offline; or refunded from the Dashboard before or after the batch paid. */
+  | { transfers: 'batched'; reversedThen?: 'retry' | 'pay_offline'; refundedOutside?: 'before_batch_paid' | 'after_batch_paid' }
+  /** Its pair switched schedule mid-run: paid once, by its own transfer or by its batch's. */
+  | { transfers: 'per_order_or_batched' }
   | { transfers: 'none'; ledger: 'cash' | 'corporate_direct' | 'manual_offline' | 'no_linked_account' | 'below_transfer_minimum' }
   | { transfers: 'none'; unpaid: 'cancelled' | 'expired' };
 
@@ -106,7 +117,10 @@ export type PlantedException =
 
 /** Finance settles the offline ledger while the workload runs (offline.ts); a last round follows
  * once the system is quiet. */
-export interface PlannedSettlement { atMs: number; failOne: boolean; why: string }
+export interface PlannedSettlement { atMs: number; failOne: boolean; why: string; cancelAfterDownload?: true }
+
+/** Admin puts the switching pair on another payout schedule (applies to the next payout that fires). */
+export interface PlannedScheduleSwitch { atMs: number; to: 'hourly' | 'per_order' }
 
 export interface CampaignPlan {
   seed: number;
@@ -114,6 +128,7 @@ export interface CampaignPlan {
   faults: PlannedFault[];
   settlements: PlannedSettlement[];
   planted: PlantedException[];
+  scheduleSwitches: PlannedScheduleSwitch[];
   durationMs: number;
 }
 
@@ -143,7 +158,7 @@ const WEIGHTS: Record<OrderKind, number> = {
   direct_99: 14, direct_subsidy: 8, direct_full: 5, wallet: 5, callback_race: 5, late_authorisation: 4, duplicate_capture: 3,
   split: 8, split_duplicate_capture: 3, reversed_split: 3, split_refund_failed_transfer: 3, dashboard_refund_held: 2, paid_externally: 2, duplicate_receipt_refund: 2, cash: 4, corporate_direct: 4, manual_offline: 3, no_linked_account: 3, below_minimum: 3,
   cancelled: 3, cancelled_then_paid: 3, never_paid: 3, flaky_vendor: 6, shut_vendor: 2, reversed_transfer: 4, dashboard_refund: 3, forged_capture: 2,
-  batched: 8,
+  batched: 8, batch_reversed: 3, batch_refund_before: 3, batch_refund_after: 3, schedule_switch: 4,
 };
 
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
@@ -162,18 +177,20 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   const durationMs = opts.durationMs ?? Math.max(60_000, Math.ceil(opts.orders / 4) * 1000);
 
   // Every kind at least once when there is room for it, then by weight; shuffled into time slots.
-  const kinds: OrderKind[] = opts.orders >= ORDER_KINDS.length ? [...ORDER_KINDS] : [];
-  const total = Object.values(WEIGHTS).reduce((s, w) => s + w, 0);
+  const drawn = ORDER_KINDS;
+  const kinds: OrderKind[] = opts.orders >= drawn.length ? [...drawn] : [];
+  const total = drawn.reduce((s, k) => s + WEIGHTS[k], 0);
   while (kinds.length < opts.orders) {
     let r = random() * total;
-    kinds.push(ORDER_KINDS.find((k) => (r -= WEIGHTS[k]) < 0) ?? 'direct_99');
+    kinds.push(drawn.find((k) => (r -= WEIGHTS[k]) < 0) ?? 'direct_99');
   }
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
   }
   const step = durationMs / opts.orders;
-  const orders = kinds.map((kind, index) => plannedOrder(kind, index, Math.floor(index * step), opts.seed, { int, pick }));
+  const r: OrderRandom = { int, pick };
+  const orders = kinds.map((kind, index) => plannedOrder(kind, index, Math.floor(index * step), opts.seed, r));
 
   const at = (lo: number, hi: number) => Math.floor(durationMs * (lo + random() * (hi - lo)));
   const faults: PlannedFault[] = [];
@@ -222,26 +239,45 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   // Planned after the others (a seed's plan without them is the same), the rollback last of all.
   if (opts.failover) faults.push({ kind: 'postgres_failover', atMs: at(0.4, 0.5) });
   if (opts.rollingDeploy) faults.push({ kind: 'rolling_deploy', atMs: at(0.3, 0.45) });
-  if (opts.dbRollback) faults.push(dbRollbackClearOfOtherFaults(faults, durationMs, { at, int }));
+  if (opts.dbRollback) {
+    const rollback = dbRollbackClearOfOtherFaults(faults, durationMs, { at, int });
+    faults.push(rollback);
+    batchedAroundTheRollback(orders, rollback, opts.seed, r);
+  }
   faults.sort((a, b) => a.atMs - b.atMs);
 
   const planted: PlantedException[] = [{ kind: 'adjustment', reason: 'adjustment', amountPaise: int(1_000, 9_999) }];
   const holdable = orders.filter((o) => o.kind === 'direct_99');
   if (holdable.length > 1) planted.push({ kind: 'on_hold', reason: 'on-hold', orderIndex: pick(holdable).index });
   for (const o of orders.filter((x) => x.kind === 'forged_capture')) planted.push({ kind: 'forged_capture', reason: 'captured-not-settled', orderIndex: o.index });
-  const settlements: PlannedSettlement[] = [
+  const settlements = ([
     { atMs: pause.atMs + 500, failOne: false, why: 'while transfers are paused' },
     { atMs: at(0.45, 0.55), failOne: true, why: 'mid-run, one line failed' },
     { atMs: at(0.85, 0.95), failOne: false, why: 'late in the run' },
-  ];
-  return { seed: opts.seed, orders, faults, settlements, planted, durationMs };
+    { atMs: at(0.6, 0.7), failOne: false, why: 'bank file downloaded, then a cancel', cancelAfterDownload: true },
+  ] as PlannedSettlement[]).sort((a, b) => a.atMs - b.atMs);
+  const scheduleSwitches: PlannedScheduleSwitch[] = [0.1, 0.3, 0.5, 0.7].map((lo, i) => ({ atMs: at(lo, lo + 0.15), to: i % 2 === 0 ? 'hourly' : 'per_order' }));
+  return { seed: opts.seed, orders, faults, settlements, planted, scheduleSwitches, durationMs };
+}
+
+/** Batched orders must be placed in the rollback's backlog (their joins are answered in the lost
+ * window): two orders there become `batched`, taken from kinds that occur more than once. */
+function batchedAroundTheRollback(orders: PlannedOrder[], f: Extract<PlannedFault, { kind: 'db_rollback' }>, seed: number, r: OrderRandom): void {
+  const count = new Map<OrderKind, number>();
+  for (const o of orders) count.set(o.kind, (count.get(o.kind) ?? 0) + 1);
+  const inBacklog = orders.filter((o) => o.atMs >= f.atMs && o.atMs < f.atMs + f.backlogMs && o.kind !== 'batched');
+  for (const o of inBacklog.slice(0, 2)) {
+    if ((count.get(o.kind) ?? 0) < 2) continue;
+    count.set(o.kind, count.get(o.kind)! - 1);
+    orders[o.index] = plannedOrder('batched', o.index, o.atMs, seed, r);
+  }
 }
 
 /** The rollback's window must not overlap a fault that stops payouts leaving: a kill-switch pause
  * (the clients' writes wait in the window, ops' resume too), webhooks undelivered or given up, a
  * Temporal or PostgreSQL restart, an empty balance. Otherwise nothing would leave in the window and
  * the restore would test nothing; the plan says how many transfers did leave in it. */
-function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationMs: number, r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): PlannedFault {
+function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationMs: number, r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): Extract<PlannedFault, { kind: 'db_rollback' }> {
   const lostMs = r.int(10_000, 15_000);
   const backlogMs = r.int(3_000, 5_000);
   const RESTART_MS = 8_000;
@@ -261,55 +297,6 @@ function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationM
   }
   // A schedule with no gap that long: after the last of them (the workload's clients wait it out).
   return { kind: 'db_rollback', atMs: Math.max(durationMs, ...busy.map(([, to]) => to + 1_000)), backlogMs, lostMs };
-}
-
-function plannedOrder(kind: OrderKind, index: number, atMs: number, seed: number, r: { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T }): PlannedOrder {
-  const base = {
-    index, kind, atMs, clientReference: `campaign-${seed}-${index}`, employer: 'main' as EmployerKey, vendor: r.pick(['direct_a', 'direct_b', 'direct_c'] as const) as VendorKey,
-    employeeId: `employee-${r.int(1, 5)}`, paymentMethod: 'online' as PlannedOrder['paymentMethod'], lateAfterMs: r.int(1_000, 4_000), refunds: 0 as 0 | 1,
-  };
-  const direct = (payout: 'settled' | 'parked' = 'settled'): Expectation => ({ transfers: 'direct', payout });
-  const rupees = (lo: number, hi: number) => r.int(lo, hi) * 100;
-  const partial = () => {
-    const total = rupees(120, 450);
-    return { totalPaise: total, subsidyPaise: total - rupees(10, 100) };
-  };
-  switch (kind) {
-    case 'direct_99': return { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
-    case 'direct_subsidy': return { ...base, ...partial(), expect: direct() };
-    case 'direct_full': { const t = rupees(80, 300); return { ...base, totalPaise: t, subsidyPaise: t, expect: direct() }; }
-    case 'wallet': return { ...base, ...partial(), paymentMethod: 'wallet', expect: direct() };
-    case 'callback_race': return { ...base, ...partial(), expect: direct() };
-    case 'late_authorisation': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: direct() };
-    case 'duplicate_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, refunds: 1, expect: direct() };
-    case 'split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split' } }; }
-    case 'split_duplicate_capture': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, refunds: 1, expect: { transfers: 'split' } }; }
-    case 'cash': { const t = rupees(100, 300); return { ...base, totalPaise: t, subsidyPaise: rupees(0, 60), paymentMethod: 'cash', expect: { transfers: 'none', ledger: 'cash' } }; }
-    case 'corporate_direct': { const t = rupees(100, 300); return { ...base, employer: 'corporate', vendor: 'direct_a', totalPaise: t, subsidyPaise: t, expect: { transfers: 'none', ledger: 'corporate_direct' } }; }
-    case 'manual_offline': return { ...base, employer: 'offline', vendor: 'direct_b', ...partial(), expect: { transfers: 'none', ledger: 'manual_offline' } };
-    case 'no_linked_account': return { ...base, vendor: 'nolink', ...partial(), expect: { transfers: 'none', ledger: 'no_linked_account' } };
-    // 120 paise at 19% commission nets 98 paise: below Razorpay's ₹1 minimum.
-    case 'below_minimum': return { ...base, totalPaise: 120, subsidyPaise: 120, expect: { transfers: 'none', ledger: 'below_transfer_minimum' } };
-    case 'cancelled': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'cancelled' } };
-    case 'cancelled_then_paid': case 'duplicate_receipt_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } };
-    case 'never_paid': return { ...base, ...partial(), expect: { transfers: 'none', unpaid: 'expired' } };
-    case 'flaky_vendor': return { ...base, vendor: 'flaky', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct() };
-    case 'shut_vendor': return { ...base, vendor: 'shut', totalPaise: 10_000, subsidyPaise: 9_900, expect: direct('parked') };
-    // Ops answer a reversal both ways across a run: a new transfer, or the line paid by settlement.
-    case 'reversed_transfer': return index % 2 === 0
-      ? { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'settled', reversedThen: 'retry' } }
-      : { ...base, totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'offline', reversedThen: 'pay_offline' } };
-    case 'dashboard_refund': return { ...base, ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'settled', refundedOutside: 'after_payout' } };
-    case 'dashboard_refund_held': return { ...base, vendor: 'shut', ...partial(), refunds: 1, expect: { transfers: 'direct', payout: 'review', code: 'CUSTOMER_REFUNDED', refundedOutside: 'while_parked' } };
-    case 'paid_externally': return { ...base, vendor: 'own', totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'direct', payout: 'settled', paidExternally: true } };
-    case 'reversed_split': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, expect: { transfers: 'split', reversedFromOutside: true } }; }
-    case 'split_refund_failed_transfer': { const t = rupees(150, 600); return { ...base, vendor: 'split', totalPaise: t, subsidyPaise: 0, refunds: 1, expect: { transfers: 'none', unpaid: 'cancelled' } }; }
-    case 'forged_capture': return { ...base, totalPaise: 10_000, subsidyPaise: 9_000, expect: { transfers: 'direct', payout: 'review', code: 'CAPTURE_NOT_CONFIRMED' } };
-    // The batched pair's orders: the 99% order, other subsidies online, and wallet payments.
-    case 'batched': return index % 3 === 0
-      ? { ...base, vendor: 'batched', totalPaise: 10_000, subsidyPaise: 9_900, expect: { transfers: 'batched' } }
-      : { ...base, vendor: 'batched', ...partial(), paymentMethod: index % 3 === 1 ? 'online' : 'wallet', expect: { transfers: 'batched' } };
-  }
 }
 
 /** A stable digest of a plan (printed, and compared by the test that a seed gives the same plan). */

@@ -75,6 +75,11 @@ export function checkRails(verdicts: readonly OrderVerdict[], db: DbLedger, sett
   for (const ref of settlement.failed) {
     if (db.paidSettlementLines.some((l) => l.reference === ref)) violations.push(`settlement line ${ref} was recorded failed, yet it is paid`);
   }
+  // A batch cancelled after its bank file was downloaded (confirmed never submitted): its lines are
+  // never paid, and what they stood for is paid by one later line (the per-order checks above).
+  for (const ref of settlement.cancelled ?? []) {
+    if (db.paidSettlementLines.some((l) => l.reference === ref)) violations.push(`settlement line ${ref} was in a batch cancelled after its bank file was downloaded, yet it is paid`);
+  }
   return { violations, paidOfflinePaise, paidOfflineOrders, carriedForwardOrders };
 }
 

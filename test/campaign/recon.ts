@@ -61,7 +61,14 @@ export async function closeTheBooks(t: Topology, plan: CampaignPlan, histories: 
     }
     // A Dashboard refund after the payout raises refund-outside-app (the vendor owes it back): planned.
     // (A refund seen while the payout's request was in flight raised it too, before the transfer turned out not to pay.)
-    const refundedOutside = new Set(histories.filter((h) => h.planned.expect.transfers === 'direct' && h.planned.expect.refundedOutside && h.orderId).map((h) => h.orderId!));
+    // Likewise a batched order's (issue 36), before or after its batch paid.
+    const refundedOutside = new Set(histories.filter((h) => (h.planned.expect.transfers === 'direct' || h.planned.expect.transfers === 'batched') && h.planned.expect.refundedOutside && h.orderId).map((h) => h.orderId!));
+    // A batched order's refund recorded as owed back must be raised (the batch's fixed sum paid it).
+    for (const h of histories.filter((x) => x.batch?.owedBack)) {
+      const claim = exceptions.find((e) => !e.planted && e.reason === 'refund-outside-app' && e.orderId === h.orderId);
+      if (claim) claim.planted = true;
+      else missing.push(`refund-outside-app (order ${h.orderId ?? '?'}, refunded from the Dashboard after its batch closed)`);
+    }
     for (const e of exceptions) if (!e.planted && e.reason === 'refund-outside-app' && e.orderId !== null && refundedOutside.has(e.orderId)) e.planted = true;
     // A Dashboard refund whose webhooks were all given up is known to recon only.
     for (const refundId of histories.flatMap((h) => h.unrecordedRefundIds ?? [])) {

@@ -9,40 +9,10 @@ import { seedPair, topUpEmployer } from '../../src/devstack/topologyScenario';
 import type { Topology } from '../../src/devstack/topologyTypes';
 import type { RzpTransfer } from '../../src/gateway/types';
 import type { OrderView } from '../../src/moneyin/orderView';
-import { callRetrying, heldWrite, sleep } from './calls';
-import type { CampaignPlan, EmployerKey, PlannedOrder, WorldVendor } from './plan';
-
-/** Ops' answers when the payout left the queue before their decision: 409 (it moved on), or 404
- * (a database restore forgot its row, which its run writes again). */
-const LEFT_THE_QUEUE = [404, 409];
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T | null> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await read();
-    if (done(value)) return value;
-    await sleep(500);
-  }
-  return null;
-}
-
-/** The Dashboard's refund: the sandbox's own refund API, authenticated with the platform's key, no receipt of ours. */
-async function refundFromDashboard(t: Topology, paymentId: string, amountPaise: number): Promise<void> {
-  const auth = Buffer.from(`${SANDBOX_SECRETS.RAZORPAY_KEY_ID}:${SANDBOX_SECRETS.RAZORPAY_KEY_SECRET}`).toString('base64');
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await fetch(`${t.sandboxUrl}/v1/payments/${paymentId}/refund`, {
-      method: 'POST', headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: amountPaise, notes: { by: 'dashboard' } }),
-    }).catch(() => null);
-    if (res?.ok) return;
-    // The campaign's API faults hit this endpoint too (an answer lost after the refund was made): look
-    // before asking again, as a person on the Dashboard would.
-    const listed = await fetch(`${t.sandboxUrl}/v1/payments/${paymentId}/refunds`, { headers: { authorization: `Basic ${auth}` } }).catch(() => null);
-    if (listed?.ok && ((await listed.json()) as { items: Array<{ amount: number }> }).items.some((r) => r.amount === amountPaise)) return;
-    if (Date.now() > deadline) throw new Error(`the Dashboard refund of ${paymentId} was refused: ${res ? `${res.status} ${await res.text()}` : 'no answer'}`);
-    await sleep(1_000);
-  }
-}
+import { callRetrying, heldWrite, LEFT_THE_QUEUE, sleep, waitFor } from './calls';
+import { batchRoute } from './batchWorkload';
+import { refundFromDashboard } from './dashboard';
+import type { BatchVendor, CampaignPlan, EmployerKey, PlannedOrder, WorldVendor } from './plan';
 
 /** What a lost request of ours would have left at Razorpay: a direct transfer from the platform
  * balance carrying the payout's note, made with the platform's key (looked for before asking again,
@@ -69,6 +39,26 @@ export interface World {
   vendors: Record<WorldVendor, string>;
   /** The vendor's linked account in the sandbox (null: the vendor has none). */
   accounts: Record<WorldVendor, string | null>;
+  /** The hourly pairs of one batch scenario each, and the own vendors the workload makes (batch_reversed). */
+  batch?: { vendors: Record<BatchVendor, string>; accounts: Record<BatchVendor, string>; own: Array<{ vendorId: string; account: string }> };
+}
+
+/** Every vendor of the campaign with its account: the world's, the batch scenarios', the own ones. */
+export function campaignVendors(world: World, histories: readonly OrderHistory[] = []): Array<{ vendorId: string; account: string | null }> {
+  const listed = [
+    ...(Object.keys(world.vendors) as WorldVendor[]).map((k) => ({ vendorId: world.vendors[k], account: world.accounts[k] })),
+    ...(world.batch ? (Object.keys(world.batch.vendors) as BatchVendor[]).map((k) => ({ vendorId: world.batch!.vendors[k], account: world.batch!.accounts[k] as string | null })) : []),
+    ...(world.batch?.own ?? []),
+    ...histories.flatMap((h) => (h.ownVendor ? [{ vendorId: h.ownVendor.vendorId, account: h.ownVendor.account }] : [])),
+  ];
+  return [...new Map(listed.map((v) => [v.vendorId, v])).values()];
+}
+
+/** The vendor id and account an order of `key` goes to (null for `own`: made by the workload). */
+export function vendorOf(world: World, key: string): { vendorId: string; account: string | null } | null {
+  if (key in world.vendors) return { vendorId: world.vendors[key as WorldVendor], account: world.accounts[key as WorldVendor] };
+  if (world.batch && key in world.batch.vendors) return { vendorId: world.batch.vendors[key as BatchVendor], account: world.batch.accounts[key as BatchVendor] };
+  return null;
 }
 
 export interface OrderHistory {
@@ -89,8 +79,11 @@ export interface OrderHistory {
   reversed?: { transferId: string; reversalId: string; seen: boolean };
   /** dashboard_refund: refunds at the provider our rows never recorded (set by the checker; recon must raise each). */
   unrecordedRefundIds?: string[];
-  /** paid_externally: the order's own vendor and linked account, and the transfer ops marked it paid with. */
+  /** paid_externally, batch_reversed: the order's own vendor and linked account, and the transfer ops marked it paid with. */
   ownVendor?: { vendorId: string; account: string; markedWith?: string };
+  /** The batch scenarios: the batch the order joined, and (a Dashboard refund) whether the batch was
+   * still open when the refund was made; (a reversal) what ops decided. */
+  batch?: { batchId: string | null; refundedWhile?: 'open' | 'closed'; refundId?: string; decided?: 'retry' | 'pay-offline'; owedBack?: true };
 }
 
 const PAIRS: Array<{ employer: EmployerKey; vendor: WorldVendor; mode: 'platform_transfer' | 'corporate_direct' | 'manual_offline'; schedule?: 'hourly' }> = [
@@ -100,6 +93,10 @@ const PAIRS: Array<{ employer: EmployerKey; vendor: WorldVendor; mode: 'platform
   { employer: 'main', vendor: 'batched', mode: 'platform_transfer', schedule: 'hourly' },
   { employer: 'corporate', vendor: 'direct_a', mode: 'corporate_direct' },
   { employer: 'offline', vendor: 'direct_b', mode: 'manual_offline' },
+];
+/** The batch scenarios' pairs (the switching pair starts per order; admin switches it mid-run). */
+const BATCH_PAIRS: Array<{ vendor: BatchVendor; schedule: 'hourly' | 'per_order' }> = [
+  { vendor: 'batch_hold', schedule: 'hourly' }, { vendor: 'batch_claw', schedule: 'hourly' }, { vendor: 'switcher', schedule: 'per_order' },
 ];
 export const COMMISSION_BPS = 1_900;
 
@@ -116,6 +113,12 @@ export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: st
   const employers = { main: `emp_main_${tag}`, corporate: `emp_corp_${tag}`, offline: `emp_offline_${tag}` };
   for (const pair of PAIRS) {
     await seedPair(t, { employerId: employers[pair.employer], vendorId: vendors[pair.vendor], linkedAccountId: accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: pair.mode, payoutSchedule: pair.schedule });
+  }
+  const batch: NonNullable<World['batch']> = { vendors: {} as Record<BatchVendor, string>, accounts: {} as Record<BatchVendor, string>, own: [] };
+  for (const pair of BATCH_PAIRS) {
+    batch.accounts[pair.vendor] = await t.sandbox.createLinkedAccount({ name: `Campaign ${pair.vendor}`, status: 'activated' });
+    batch.vendors[pair.vendor] = `ven_${pair.vendor}_${tag}`;
+    await seedPair(t, { employerId: employers.main, vendorId: batch.vendors[pair.vendor], linkedAccountId: batch.accounts[pair.vendor], commissionBps: COMMISSION_BPS, settlementMode: 'platform_transfer', payoutSchedule: pair.schedule });
   }
   await t.sandbox.setPlatformBalance(100_000_000_000);
   for (const key of Object.keys(employers) as EmployerKey[]) {
@@ -141,15 +144,21 @@ export async function buildWorld(t: Topology, plan: CampaignPlan, log: (line: st
       await sleep(250);
     }
   }
-  log(`world: ${Object.keys(vendors).length} vendors, ${PAIRS.length} pairs, ${Object.keys(employers).length} employers and ${employees.size} employee wallets topped up through the checkout`);
-  return { tag, employers, vendors, accounts };
+  log(`world: ${Object.keys(vendors).length + BATCH_PAIRS.length} vendors, ${PAIRS.length + BATCH_PAIRS.length} pairs, ${Object.keys(employers).length} employers and ${employees.size} employee wallets topped up through the checkout`);
+  return { tag, employers, vendors, accounts, batch };
+}
+
+/** Admin puts the switching pair on another schedule (applies to the next payout that fires). */
+export async function switchSchedule(t: Topology, world: World, to: 'hourly' | 'per_order'): Promise<void> {
+  await callRetrying(t, 'admin', 'PUT', `/v1/admin/employers/${world.employers.main}/vendors/${world.batch!.vendors.switcher}`, { settlementMode: 'platform_transfer', commissionBps: COMMISSION_BPS, payoutSchedule: to });
 }
 
 /** Ops close the batched pair's open batches, as each one's cutoff would (the campaign is shorter than
  * the hour, unless it crosses the top of one): each closes and pays by one transfer. */
-export async function closeOpenBatches(t: Topology, world: World): Promise<number> {
-  const { body } = await callRetrying(t, 'ops', 'GET', `/ops/batches?status=open&vendorId=${world.vendors.batched}`);
-  const open = body.batches as Array<{ batchId: string }>;
+export async function closeOpenBatches(t: Topology, world: World, vendorIds: readonly string[] = [world.vendors.batched, ...Object.values(world.batch?.vendors ?? {}), ...(world.batch?.own ?? []).map((v) => v.vendorId)]): Promise<number> {
+  // One listing for every vendor (the topology is the campaign's alone), not one per vendor.
+  const { body } = await callRetrying(t, 'ops', 'GET', '/ops/batches?status=open&limit=500');
+  const open = (body.batches as Array<{ batchId: string; vendorId: string }>).filter((b) => vendorIds.includes(b.vendorId));
   for (const b of open) await callRetrying(t, 'ops', 'POST', `/ops/batches/${b.batchId}/close`, { reason: 'fault campaign: the run is quiet; its cutoff is later' }, { accept: [409] });
   return open.length;
 }
@@ -180,8 +189,18 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
     await callRetrying(t, 'admin', 'POST', '/v1/admin/vendors', { id: h.ownVendor.vendorId, name: h.ownVendor.vendorId, linkedAccountId: account }, { ...retried, accept: [409] });
     await callRetrying(t, 'admin', 'PUT', `/v1/admin/employers/${world.employers[o.employer]}/vendors/${h.ownVendor.vendorId}`, { settlementMode: 'platform_transfer', commissionBps: COMMISSION_BPS }, retried);
   }
+  if (o.vendor === 'own_batch') {
+    // An hourly vendor of its own: its batch has this order alone, so the reversal takes back no one else's money.
+    const account = await t.sandbox.createLinkedAccount({ name: `Campaign own batch ${o.index}`, status: 'activated' });
+    h.ownVendor = { vendorId: `ven_ownb${o.index}_${world.tag}`, account };
+    await callRetrying(t, 'admin', 'POST', '/v1/admin/vendors', { id: h.ownVendor.vendorId, name: h.ownVendor.vendorId, linkedAccountId: account }, { ...retried, accept: [409] });
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/employers/${world.employers[o.employer]}/vendors/${h.ownVendor.vendorId}`, { settlementMode: 'platform_transfer', commissionBps: COMMISSION_BPS, payoutSchedule: 'hourly' }, retried);
+    // Bank details, so that finance's settlement runs can pay it if ops pay the batch offline.
+    await callRetrying(t, 'admin', 'PUT', `/v1/admin/vendors/${h.ownVendor.vendorId}/bank-details`, { accountNumber: String(919_000_000_000 + o.index), ifsc: 'UTIB0000123', beneficiaryName: `Campaign own batch ${o.index}` }, retried);
+    world.batch?.own.push({ vendorId: h.ownVendor.vendorId, account });
+  }
   const placed = await callRetrying(t, 'ordering', 'POST', '/v1/orders', {
-    clientReference: o.clientReference, employerId: world.employers[o.employer], vendorId: o.vendor === 'own' ? h.ownVendor!.vendorId : world.vendors[o.vendor], employeeId: o.employeeId,
+    clientReference: o.clientReference, employerId: world.employers[o.employer], vendorId: h.ownVendor?.vendorId ?? vendorOf(world, o.vendor)!.vendorId, employeeId: o.employeeId,
     totalPaise: o.totalPaise, subsidyPaise: o.subsidyPaise, customerSharePaise: o.totalPaise - o.subsidyPaise, paymentMethod: o.paymentMethod,
   }, retried);
   const order = placed.body.order as OrderView;
@@ -358,10 +377,12 @@ async function takeDownItsRoute(t: Topology, world: World, h: OrderHistory): Pro
       await t.sandbox.lateAuthorize(failed.id); // a second capture on a paid order: refunded
       return;
     }
-    case 'batched':
+    case 'batched': case 'schedule_switch':
       if (o.paymentMethod === 'wallet') return; // paid at once from the wallet
       await pay();
       return;
+    case 'batch_reversed': case 'batch_refund_before': case 'batch_refund_after':
+      return batchRoute(t, h, { pay, payoutNow, retried });
     default:
       if (!gw) throw new Error(`order ${order.orderId} (${o.kind}) has no checkout`);
       await pay();
