@@ -39,9 +39,10 @@ export async function holdRefundedPayout(tx: Tx, payout: PayoutView, requestSent
  * payout another transaction holds locked (the refund being recorded right now) is left in: that
  * transaction waits for the close and records the refund against the batch's fixed sum. */
 export async function holdMembersOnUnreadRefunds(tx: Tx, batchId: string, attemptCap: number): Promise<string[]> {
+  // From the hints (a handful), not the members (a daily batch may hold 60,000).
   const { rows } = await tx.query<{ id: string }>(
-    `SELECT p.id FROM payout_batch_orders m JOIN payouts p ON p.order_id = m.order_id
-      WHERE m.batch_id = $1 AND p.status = 'batched' AND EXISTS (SELECT 1 FROM refund_hints h WHERE h.order_id = m.order_id)
+    `SELECT p.id FROM payouts p JOIN payout_batch_orders m ON m.order_id = p.order_id AND m.batch_id = $1
+      WHERE p.status = 'batched' AND p.order_id IN (SELECT h.order_id FROM refund_hints h)
       ORDER BY p.id FOR UPDATE OF p SKIP LOCKED`, [batchId]);
   const held: string[] = [];
   for (const { id } of rows) {
