@@ -19,6 +19,8 @@ export type ObligationCause = 'order_net' | 'cash_kept' | 'clawback' | 'reversal
 export type Rail = 'transfer' | 'batch_transfer' | 'split' | 'settlement_run' | 'employer_direct' | 'cash_kept';
 export type DischargeKind = 'order_transfer' | 'batch_transfer' | 'split' | 'settlement_line' | 'external_transfer' | 'cash_kept' | 'employer_direct' | 'adjustment';
 export type DischargeState = 'in_flight' | 'paid';
+/** Discharges by a Razorpay transfer of ours to the vendor's linked account: an order's, or a batch's. */
+export const PROVIDER_TRANSFER_KINDS = ['order_transfer', 'batch_transfer'] as const satisfies readonly DischargeKind[];
 
 export interface Obligation {
   /** What it was written from, unique (ledger_obligations.source). */

@@ -14,6 +14,7 @@
 import type { Tx } from '../db/pool';
 import { oweOrders } from './orderObligations';
 import { deleteDischarge } from './dischargeRows';
+import { PROVIDER_TRANSFER_KINDS } from './model';
 
 type Queryable = Pick<Tx, 'query'>;
 
@@ -25,7 +26,7 @@ interface PayoutFacts {
 interface DischargeRow { id: string; kind: string; instrument: string; state: string }
 
 const LIVE = new Set(['processing', 'accepted', 'settled']);
-const TRANSFER_KINDS = ['order_transfer', 'batch_transfer', 'external_transfer'];
+const TRANSFER_KINDS = [...PROVIDER_TRANSFER_KINDS, 'external_transfer'];
 
 /** What the payout pays ($1 payout, $2 vendor, $3 order, $4 batch): its order's net, or its batch's
  * members' nets, and what reversals of its transfers made owed again. One arm per way in, each by
@@ -159,14 +160,16 @@ const OWED_OFFLINE = new Set(['offline', 'rerouted']);
  * reversals of its transfers made owed again. The claim also makes sure the net is owed. */
 async function keepRails(tx: Queryable, p: PayoutFacts): Promise<void> {
   if (RAIL_KEEPING.has(p.status)) return;
-  if (p.order_id) await oweOrders(tx, [p.order_id]);
-  else if (p.batch_id && (OWED_OFFLINE.has(p.status) || p.status === 'processing')) {
-    // The members' own rows take the batch's final status (offline or rerouted: owed by a settlement
-    // run); the claim makes sure each member's net is owed before the transfer pays it.
-    const { rows } = await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [p.batch_id]);
-    await oweOrders(tx, rows.map((r) => r.order_id));
-  }
+  // A batch's members' own rows take the batch's final status (offline or rerouted: owed by a
+  // settlement run); the claim makes sure each member's net is owed before the transfer pays it.
+  if (p.order_id || OWED_OFFLINE.has(p.status) || p.status === 'processing') await owePaid(tx, { orderId: p.order_id, batchId: p.batch_id });
   if (OWED_OFFLINE.has(p.status)) await tx.query(`UPDATE ledger_obligations SET rail = $2 WHERE payout_id = $1 AND cause = 'reversal' AND rail <> $2`, [p.id, reversalRail(p)]);
+}
+
+/** Owes, as the rails would, the nets the payout pays: its order's, or its batch's members'. */
+async function owePaid(tx: Queryable, payout: { orderId: string | null; batchId: string | null }): Promise<void> {
+  if (payout.orderId) await oweOrders(tx, [payout.orderId]);
+  else if (payout.batchId) await oweOrders(tx, (await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [payout.batchId])).rows.map((r) => r.order_id));
 }
 
 const reversalRail = (p: Pick<PayoutFacts, 'status' | 'batch_id'>): string => (OWED_OFFLINE.has(p.status) ? 'settlement_run' : p.batch_id ? 'batch_transfer' : 'transfer');
@@ -246,8 +249,7 @@ export async function whyNoTransfer(tx: Queryable, payout: { id: string; vendorI
   let found = await check();
   if (found.due === 0 && !found.source) {
     // Nothing written yet for what it pays (a row the rails never owed): owe it as the rails would, and look again.
-    if (payout.orderId) await oweOrders(tx, [payout.orderId]);
-    else if (payout.batchId) await oweOrders(tx, (await tx.query<{ order_id: string }>('SELECT order_id FROM payout_batch_orders WHERE batch_id = $1', [payout.batchId])).rows.map((r) => r.order_id));
+    await owePaid(tx, payout);
     found = await check();
   }
   const held = found.source ? found : null;

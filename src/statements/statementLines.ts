@@ -17,7 +17,7 @@
  * net is the sum of its rails. */
 import { istDateOf } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
-import type { DischargeKind, DischargeState, Rail } from '../ledger/model';
+import { PROVIDER_TRANSFER_KINDS, type DischargeKind, type DischargeState, type Rail } from '../ledger/model';
 import type { PaidBy, Statement, StatementLine, StatementPeriod, StatementTotals } from './contract';
 
 export interface StatementRow {
@@ -45,7 +45,7 @@ export interface StatementRow {
   gatewaySettlement: { settlementId: string; utr: string | null } | null;
 }
 
-const TRANSFER_KINDS: ReadonlySet<DischargeKind> = new Set(['order_transfer', 'batch_transfer']);
+const TRANSFER_KINDS: ReadonlySet<DischargeKind> = new Set(PROVIDER_TRANSFER_KINDS);
 
 export function paidByOf(row: StatementRow): PaidBy {
   const { owed, discharge } = row;
