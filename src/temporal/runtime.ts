@@ -3,13 +3,26 @@
  * latencies, slots, polls) are exported for Prometheus when WORKER_SDK_METRICS_ADDRESS says where. */
 import { IllegalStateError } from '@temporalio/common';
 import { sdkMetricsAddressSchema } from '../config/config';
-import { DefaultLogger, Runtime, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogEntry, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
+import { logger } from '../logger';
+
+/** SDK warnings that describe this design, not a problem: the provider budget's workers poll only
+ * activity tasks, on purpose (issue 39: two such lines greeted every `npm run dev`). */
+const EXPECTED_SDK_WARNINGS: ReadonlySet<string> = new Set(['No workflows registered, not polling for workflow tasks']);
+
+const PINO_METHOD = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/** The SDK's log lines as ours: JSON in production, human lines in `npm run dev` (logger.ts). */
+export function sdkLogFunction(entry: LogEntry): void {
+  const level = entry.level === 'WARN' && EXPECTED_SDK_WARNINGS.has(entry.message) ? 'DEBUG' : entry.level;
+  logger[PINO_METHOD[level]]({ ...entry.meta, source: 'temporal-sdk' }, entry.message);
+}
 
 /** The SDK's own chatter (worker state changes, webpack's bundle report) is for debugging: it shows
  * at LOG_LEVEL=debug or trace; otherwise only its warnings and errors do. */
 export function sdkLogger(): DefaultLogger {
   const levels: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'WARN', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
-  return new DefaultLogger(levels[process.env.LOG_LEVEL ?? 'info'] ?? 'WARN');
+  return new DefaultLogger(levels[process.env.LOG_LEVEL ?? 'info'] ?? 'WARN', sdkLogFunction);
 }
 
 export function sdkMetricsAddressFrom(env: NodeJS.ProcessEnv): string | null {
