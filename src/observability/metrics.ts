@@ -62,6 +62,8 @@ interface DbSnapshot {
   oldest_offline_owed: number | null;
   settlement_open_batches: number;
   settlement_paid_without_debit: number;
+  refund_hints_unread: number;
+  oldest_refund_hint: number | null;
   /** Read after the statement (the ops views' own reads), not columns of it. */
   backlog: PayoutBacklog;
   wall: BalanceWall | null;
@@ -96,7 +98,10 @@ SELECT
   (SELECT count(*)::int FROM settlement_batches WHERE status = 'open') AS settlement_open_batches,
   -- Paid lines whose debit should be on the statement by now (two days after the value date) and is not.
   (SELECT count(*)::int FROM settlement_lines l WHERE l.status = 'paid' AND l.paid_on < (now() AT TIME ZONE 'Asia/Kolkata')::date - 2
-     AND NOT EXISTS (SELECT 1 FROM bank_statement_debits d WHERE d.utr_normalised = l.utr_normalised AND d.amount_paise = l.amount_paise)) AS settlement_paid_without_debit
+     AND NOT EXISTS (SELECT 1 FROM bank_statement_debits d WHERE d.utr_normalised = l.utr_normalised AND d.amount_paise = l.amount_paise)) AS settlement_paid_without_debit,
+  -- Refunds announced by webhook that Razorpay has not answered for yet (their orders are held).
+  (SELECT count(*)::int FROM refund_hints) AS refund_hints_unread,
+  (SELECT extract(epoch FROM now() - min(received_at))::float8 FROM refund_hints) AS oldest_refund_hint
 FROM transfer_switch sw WHERE sw.id = 1`;
 
 interface ScheduleReading { id: string; found: boolean; lastRunAgeSeconds?: number; intervalSeconds?: number; paused?: boolean }
@@ -225,6 +230,14 @@ export function createPayoutMetrics(deps: MetricsDeps): PayoutMetrics {
     name: 'payouts_offline_owed_lines', help: 'Lines of the open offline ledger by the age of the line', labelNames: ['age'], registers: [registry],
     collect: fromDb((g: Gauge<'age'>, s: DbSnapshot) => { for (const age of OFFLINE_AGE_BUCKETS) g.set({ age }, Number(s.offline_owed.find((o) => o.bucket === age)?.count ?? 0)); }),
   });
+  absentUntilRead(new Gauge({
+    name: 'payouts_refund_hints_unread', help: 'Refunds announced by a webhook and not yet read from Razorpay (moneyin/refundHints.ts): while one waits, nothing leaves for its order', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.refund_hints_unread)),
+  }));
+  absentUntilRead(new Gauge({
+    name: 'payouts_refund_hint_oldest_age_seconds', help: 'Seconds since the oldest unread refund hint arrived; 0 when none waits', registers: [registry],
+    collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.oldest_refund_hint ?? 0)),
+  }));
   absentUntilRead(new Gauge({
     name: 'payouts_offline_owed_oldest_age_seconds', help: 'Seconds since the oldest open offline line the platform owes a vendor was written; 0 when none', registers: [registry],
     collect: fromDb((g: Gauge, s: DbSnapshot) => g.set(s.oldest_offline_owed ?? 0)),

@@ -84,6 +84,8 @@ describe('GET /metrics on the API', () => {
       payouts_offline_owed_oldest_age_seconds: 'gauge',
       payouts_settlement_batches_open: 'gauge',
       payouts_settlement_paid_without_debit: 'gauge',
+      payouts_refund_hints_unread: 'gauge',
+      payouts_refund_hint_oldest_age_seconds: 'gauge',
       process_resident_memory_bytes: 'gauge',
     });
     expect(sampleValue(families, 'payouts_metrics_db_up')).toBe(1);

@@ -55,6 +55,8 @@ const snapshot = (over: Record<string, unknown> = {}) => ({
   oldest_offline_owed: 3 * 86_400,
   settlement_open_batches: 1,
   settlement_paid_without_debit: 2,
+  refund_hints_unread: 1,
+  oldest_refund_hint: 95,
   ...over,
 });
 
@@ -89,6 +91,8 @@ describe('payout metrics from the database', () => {
     expect(v('payouts_offline_owed_oldest_age_seconds')).toBe(259_200);
     expect(v('payouts_settlement_batches_open')).toBe(1);
     expect(v('payouts_settlement_paid_without_debit')).toBe(2);
+    expect(v('payouts_refund_hints_unread')).toBe(1);
+    expect(v('payouts_refund_hint_oldest_age_seconds')).toBe(95);
     expect(v('payouts_oldest_accepted_age_seconds')).toBe(0);
     expect(v('payouts_lost_claims_total')).toBe(5);
     expect(v('payouts_attempt_outcomes_total', { outcome: 'unknown' })).toBe(3);
