@@ -33,6 +33,9 @@ export interface DbLedger {
 export interface ProviderLedger {
   transfers: RzpTransfer[];
   refunds: RzpRefund[];
+  /** Refunds whose webhooks reached us at least once (a refund.* event delivered): the others our
+   * rows could only learn of from the sweep's look at the payment. */
+  heardRefundIds: ReadonlySet<string>;
   platformAccountSource: (t: RzpTransfer) => boolean;
 }
 

@@ -75,8 +75,10 @@ export async function readDbLedger(db: Pool, orderIds: string[]): Promise<DbLedg
 }
 
 export async function readProviderLedger(t: Topology): Promise<ProviderLedger> {
-  const [transfers, refunds] = await Promise.all([t.sandbox.transfers(), t.sandbox.refunds()]);
-  return { transfers, refunds, platformAccountSource: (x) => !x.source.startsWith('pay_') && !x.source.startsWith('order_') };
+  const [transfers, refunds, events] = await Promise.all([t.sandbox.transfers(), t.sandbox.refunds(), t.sandbox.webhookEvents()]);
+  const delivered = events.filter((e) => e.event.startsWith('refund.') && e.deliveredAt !== null);
+  const heardRefundIds = new Set(refunds.filter((r) => delivered.some((e) => e.body.includes(r.id))).map((r) => r.id));
+  return { transfers, refunds, heardRefundIds, platformAccountSource: (x) => !x.source.startsWith('pay_') && !x.source.startsWith('order_') };
 }
 
 /** What is still moving: a quiet system has none of these (parked payouts wait for a human). */

@@ -97,8 +97,11 @@ export function checkBatchScenario(v: OrderVerdict, db: DbLedger, provider: Prov
       checkOutsideRefund(v, db, provider, h, ['payout_held', 'reported']);
       return;
     }
-    // Refunded while open yet owed back: only if the batch had closed by then (its cutoff came first).
-    if (recorded.length > 0 && h.batch?.refundedWhile === 'open') {
+    // Refunded while open yet owed back: only if the batch had closed by then (its cutoff came first),
+    // or the refund's webhooks never reached us (given up): then only the sweep's look at the payment
+    // finds it, and the batch may have paid first (the vendor owes it back).
+    const heard = h.batch?.refundId !== undefined && provider.heardRefundIds.has(h.batch.refundId);
+    if (recorded.length > 0 && h.batch?.refundedWhile === 'open' && heard) {
       v.violations.push(`refunded from the Dashboard while its batch ${h.batch.batchId ?? '?'} was open, yet recorded as ${recorded.map((r) => r.action).join(', ')}: the batch paid an order it should have let go`);
     }
     checkBatched(v, db, o);

@@ -4,7 +4,7 @@ import { checkRails } from '../campaign/railChecker';
 import type { OfflineSettlement } from '../campaign/offline';
 import { checkOrders, tableByRoute, type DbLedger, type ProviderLedger } from '../campaign/checker';
 import type { OrderHistory, World } from '../campaign/workload';
-import type { RzpTransfer } from '../../src/gateway/types';
+import type { RzpRefund, RzpTransfer } from '../../src/gateway/types';
 
 describe('the fault campaign plan', () => {
   test('the same seed gives the same plan (workload and fault schedule); another seed another one', () => {
@@ -76,7 +76,7 @@ describe('the campaign checker', () => {
     splits: new Map(), ledger: new Map([['ord_1', { route: 'direct_transfer', amountPaise: 8_100 }]]), openLedger: new Set(), obligations: new Map(), refunds: [],
     settlementMembers: [], paidSettlementLines: [], outsideRefunds: [], clawbacks: new Map(), reversalLines: new Map(), batchOf: new Map(), batches: new Map(),
   });
-  const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], platformAccountSource: (t) => t.source === 'acc_platform' });
+  const provider = (transfers: RzpTransfer[]): ProviderLedger => ({ transfers, refunds: [], heardRefundIds: new Set(), platformAccountSource: (t) => t.source === 'acc_platform' });
 
   test('one live transfer of the net to the right account, recorded on the payout, passes', () => {
     const result = checkOrders([history], world, db(), provider([transfer('trf_1')]));
@@ -167,6 +167,17 @@ describe('the campaign checker', () => {
       const short = check(batchDb({ payout: { status: 'settled', amountPaise: 8_100, providerTransferId: 'trf_b1' } }), [batchTransfer('trf_b1', { amount: 8_100 })]);
       expect(short.violations.join('\n')).toMatch(/batch batch_1 pays 8100, its 2 orders' nets add up to 16200/);
       expect(short.violations.join('\n')).toMatch(/transfer trf_b1 of 8100 ≠ the sum of batch batch_1's nets, 16200/);
+    });
+
+    test('a refund made while the batch was open and recorded as owed back is a violation when its webhook reached us, not when every delivery was given up (only the sweep could find it, maybe after the batch paid)', () => {
+      const refundPlan = { ...plan.orders.find((o) => o.kind === 'batch_refund_before')!, vendor: 'batched' as const, totalPaise: 10_000, subsidyPaise: 9_900 };
+      const refunded = (): OrderHistory => ({ ...member('ord_h1'), planned: refundPlan, paymentIds: ['pay_h1'], batch: { batchId: 'batch_1', refundedWhile: 'open', refundId: 'rfnd_1' } });
+      const ledger = { ...batchDb(), outsideRefunds: [{ id: 'rfnd_1', orderId: 'ord_h1', action: 'owed_back', clawbackPaise: 8_100, status: 'processed' }] };
+      const refund = { id: 'rfnd_1', entity: 'refund', payment_id: 'pay_h1', amount: 100, status: 'processed' } as RzpRefund;
+      const run = (heard: boolean) => checkOrders([refunded(), member('ord_h2')], world, ledger,
+        { ...provider([batchTransfer('trf_b1')]), refunds: [refund], heardRefundIds: new Set(heard ? ['rfnd_1'] : []) }).violations.join('\n');
+      expect(run(true)).toMatch(/refunded from the Dashboard while its batch batch_1 was open, yet recorded as owed_back/);
+      expect(run(false)).not.toMatch(/was open, yet recorded as owed_back/);
     });
 
     test('a member still waiting in its batch with no transfer is stuck, not lost', () => {
