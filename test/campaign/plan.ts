@@ -250,12 +250,13 @@ export function planCampaign(opts: PlanOptions): CampaignPlan {
   const holdable = orders.filter((o) => o.kind === 'direct_99');
   if (holdable.length > 1) planted.push({ kind: 'on_hold', reason: 'on-hold', orderIndex: pick(holdable).index });
   for (const o of orders.filter((x) => x.kind === 'forged_capture')) planted.push({ kind: 'forged_capture', reason: 'captured-not-settled', orderIndex: o.index });
+  const rollback = faults.find((f): f is Extract<PlannedFault, { kind: 'db_rollback' }> => f.kind === 'db_rollback');
   const settlements = ([
     { atMs: pause.atMs + 500, failOne: false, why: 'while transfers are paused' },
     { atMs: at(0.45, 0.55), failOne: true, why: 'mid-run, one line failed' },
     { atMs: at(0.85, 0.95), failOne: false, why: 'late in the run' },
     { atMs: at(0.6, 0.7), failOne: false, why: 'bank file downloaded, then a cancel', cancelAfterDownload: true },
-  ] as PlannedSettlement[]).sort((a, b) => a.atMs - b.atMs);
+  ] as PlannedSettlement[]).map((round) => (rollback ? clearOfTheRollback(round, rollback) : round)).sort((a, b) => a.atMs - b.atMs);
   const scheduleSwitches: PlannedScheduleSwitch[] = [0.1, 0.3, 0.5, 0.7].map((lo, i) => ({ atMs: at(lo, lo + 0.15), to: i % 2 === 0 ? 'hourly' : 'per_order' }));
   return { seed: opts.seed, orders, faults, settlements, planted, scheduleSwitches, durationMs };
 }
@@ -277,6 +278,18 @@ function batchedAroundTheRollback(orders: PlannedOrder[], f: Extract<PlannedFaul
  * (the clients' writes wait in the window, ops' resume too), webhooks undelivered or given up, a
  * Temporal or PostgreSQL restart, an empty balance. Otherwise nothing would leave in the window and
  * the restore would test nothing; the plan says how many transfers did leave in it. */
+/** A finance round is not planned across the restore: a bank file downloaded (and paid at the bank)
+ * before the restore and recorded after it names lines the restored database no longer has. The app
+ * answers 404 and recon raises the bank's debits (unexplained-bank-debit), but the obligations are
+ * open again and a later run would pay them twice: a bank file carried by hand cannot be made
+ * exactly-once across a restore (issue 38's payouts by API, keyed by the line, are the answer). So the
+ * round moves to just after the restore (a round takes well under 20 s). */
+function clearOfTheRollback(round: PlannedSettlement, f: Extract<PlannedFault, { kind: 'db_rollback' }>): PlannedSettlement {
+  const from = f.atMs - 20_000;
+  const to = f.atMs + f.backlogMs + f.lostMs + 10_000;
+  return round.atMs > from && round.atMs < to ? { ...round, atMs: to } : round;
+}
+
 function dbRollbackClearOfOtherFaults(faults: readonly PlannedFault[], durationMs: number, r: { at: (lo: number, hi: number) => number; int: (lo: number, hi: number) => number }): Extract<PlannedFault, { kind: 'db_rollback' }> {
   const lostMs = r.int(10_000, 15_000);
   const backlogMs = r.int(3_000, 5_000);

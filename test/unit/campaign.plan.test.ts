@@ -50,6 +50,17 @@ describe('the fault campaign plan', () => {
     expect(planDigest(plan)).not.toBe(planDigest(campaignPlan({ orders: 1000, seed: 20261203 })));
   });
 
+  test('no finance round is planned across the restore (seed 20261210 --cluster planned its late round inside the lost window): a bank file recorded after a restore names lines the database forgot', () => {
+    for (const seed of [20261210, 20261203, 7, 12]) {
+      const plan = campaignPlan({ orders: 1000, seed, cluster: true });
+      const rollback = plan.faults.find((f) => f.kind === 'db_rollback')!;
+      if (rollback.kind !== 'db_rollback') throw new Error('unreachable');
+      for (const round of plan.settlements) {
+        expect(round.atMs <= rollback.atMs - 20_000 || round.atMs >= rollback.atMs + rollback.backlogMs + rollback.lostMs + 10_000).toBe(true);
+      }
+    }
+  });
+
   test('the webhook target stays down longer than the sandbox keeps retrying, so some events are given up for good', () => {
     const plan = campaignPlan({ orders: 100, seed: 9 });
     const down = plan.faults.find((f) => f.kind === 'webhook_target_down')!;
