@@ -192,6 +192,7 @@ export function decisionNotTaken(orderId: string, result: DecisionNotTaken): App
       return clawbackInOpenLineRefusal(orderId, result.lines);
     case 'provider_listing_needed':
     case 'live_transfer_exists':
+    case 'unrecorded_transfer':
       return payByHandRefused(orderId, result);
   }
 }

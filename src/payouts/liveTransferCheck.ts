@@ -14,16 +14,21 @@ import { ProviderContractError } from '../gateway/classify';
 import { GatewayCallError, type Gateway, type RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
 import { liveTransfersCarryingNote, RESOLVER_WINDOW_AFTER_MS, RESOLVER_WINDOW_BEFORE_MS, transactionIdOf } from './resolution';
+import { markProviderMayKnow } from './repository';
 import { awaitsHuman, statusesAllowing } from './stateMachine';
 
 /** The provider's listing window (ISO instants, so a listing compares equal across a JSON hop). */
 export interface ListingWindow { from: string; to: string }
+/** The window a decision needs listed; `to` null: up to the moment of the listing (a row that records
+ * no send: any send of ours it forgets came after its creation, and none can come while the decision
+ * holds its lock). */
+export interface NeededWindow { from: string; to: string | null }
 
 /** What the provider listed for a payout before the decision: the transfers carrying its note. */
 export interface ProviderListing { payoutId: string; window: ListingWindow; transfers: RzpTransfer[] }
 
 interface SendTimesRow {
-  id: string; status: PayoutStatus; claimed_at: Date | null; request_sent_at: Date | null; key_first_sent_at: Date | null;
+  id: string; status: PayoutStatus; created_at: Date; claimed_at: Date | null; request_sent_at: Date | null; key_first_sent_at: Date | null;
   /** Set when the row may be older than the provider's ledger (a restored database): a send of
    * ours may have been made since then that the row does not record. */
   provider_may_know_since?: Date | null;
@@ -42,26 +47,33 @@ export function listingWindowFor(row: Pick<SendTimesRow, 'claimed_at' | 'request
   };
 }
 
-const covers = (listed: ListingWindow, needed: ListingWindow): boolean => listed.from <= needed.from && listed.to >= needed.to;
+/** What a decision to pay by hand lists: the sends the row records (listingWindowFor), or when it
+ * records none, everything since the payout was created: a database restored to before a send forgets
+ * it (issue 36, campaign finding 5), and the row alone cannot tell. */
+export function payByHandWindow(row: Pick<SendTimesRow, 'created_at' | 'claimed_at' | 'request_sent_at' | 'key_first_sent_at' | 'provider_may_know_since'>): NeededWindow {
+  return listingWindowFor(row) ?? { from: new Date(row.created_at.getTime() - RESOLVER_WINDOW_BEFORE_MS).toISOString(), to: null };
+}
+
+const covers = (listed: ListingWindow, needed: NeededWindow): boolean => listed.from <= needed.from && (needed.to === null || listed.to >= needed.to);
 
 async function readSendTimes(db: Db | Tx, where: { orderId: string } | { payoutId: string }): Promise<SendTimesRow | null> {
   const [whereSql, value] = 'orderId' in where ? ['order_id = $1 OR batch_id = $1', where.orderId] : ['id = $1', where.payoutId];
-  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, claimed_at, request_sent_at, key_first_sent_at, provider_may_know_since FROM payouts WHERE ${whereSql}`, [value]);
+  const { rows } = await db.query<SendTimesRow>(`SELECT id, status, created_at, claimed_at, request_sent_at, key_first_sent_at, provider_may_know_since FROM payouts WHERE ${whereSql}`, [value]);
   return rows[0] ?? null;
 }
 
 /** What to list before paying the order's payout by hand, read without a lock: null when nothing
- * (no send to ask about, or a status the decision does not take, which the decision answers). */
-export async function listingNeededFor(db: Db, orderId: string): Promise<{ payoutId: string; window: ListingWindow } | null> {
+ * (a status the decision does not take, which the decision answers). */
+export async function listingNeededFor(db: Db, orderId: string): Promise<{ payoutId: string; window: NeededWindow } | null> {
   const row = await readSendTimes(db, { orderId });
   if (!row || !statusesAllowing({ type: 'ops_pay_offline' }).includes(row.status)) return null;
-  const window = listingWindowFor(row);
-  return window ? { payoutId: row.id, window } : null;
+  return { payoutId: row.id, window: payByHandWindow(row) };
 }
 
 /** The resolver's listing, asked from the API: 502 when the provider cannot answer (nothing is
  * decided on a guess), so the caller changes nothing. */
-export async function listTransfersCarryingNote(gateway: Gateway, payoutId: string, window: ListingWindow): Promise<ProviderListing> {
+export async function listTransfersCarryingNote(gateway: Gateway, payoutId: string, needed: NeededWindow): Promise<ProviderListing> {
+  const window = { from: needed.from, to: needed.to ?? new Date().toISOString() };
   try {
     const all = await gateway.listTransfers({ from: new Date(window.from), to: new Date(window.to) });
     return { payoutId, window, transfers: all.filter((t) => transactionIdOf(t) === payoutId) };
@@ -75,7 +87,11 @@ export async function listTransfersCarryingNote(gateway: Gateway, payoutId: stri
 /** Why a payout may not be paid by hand now. */
 export type PayByHandRefusal =
   /** The row's sends are not covered by the listing given (none given, or it sent since): list again. */
-  | { kind: 'provider_listing_needed'; payoutId: string; window: ListingWindow }
+  | { kind: 'provider_listing_needed'; payoutId: string; window: NeededWindow }
+  /** The provider holds a transfer under the payout's note that our rows do not record, reversed
+   * since (money left and came back): its run asks the provider and records it and its reversal
+   * first (the row is marked for it). */
+  | { kind: 'unrecorded_transfer'; payout: PayoutView; transfer: { id: string; status: string; amountPaise: number } }
   /** A transfer of ours may be paying it: `listed` by the provider just now, or `held` by the row. */
   | { kind: 'live_transfer_exists'; payout: PayoutView; transfer: { id: string; status: string | null; amountPaise: number | null; recipient: string | null; seen: 'listed' | 'held' } };
 
@@ -86,11 +102,16 @@ export type PayByHandRefusal =
  * payouts_offline_without_transfer). */
 export async function checkPayByHand(tx: Tx, payout: PayoutView, listing: ProviderListing | undefined): Promise<PayByHandRefusal | { kind: 'clear'; set: Record<string, unknown> }> {
   const row = await readSendTimes(tx, { payoutId: payout.id });
-  const window = row ? listingWindowFor(row) : null;
-  if (window) {
+  if (row) {
+    const window = payByHandWindow(row);
     if (!listing || listing.payoutId !== payout.id || !covers(listing.window, window)) return { kind: 'provider_listing_needed', payoutId: payout.id, window };
     const [live] = liveTransfersCarryingNote(payout.id, listing.transfers);
     if (live) return { kind: 'live_transfer_exists', payout, transfer: { id: live.id, status: live.status, amountPaise: live.amount, recipient: live.recipient, seen: 'listed' } };
+    const unrecorded = await transfersNotRecorded(tx, payout, listing.transfers);
+    if (unrecorded[0]) {
+      await markProviderMayKnow(tx, payout.orderId);
+      return { kind: 'unrecorded_transfer', payout, transfer: { id: unrecorded[0].id, status: unrecorded[0].status, amountPaise: unrecorded[0].amount } };
+    }
   }
   if (!payout.providerTransferId) return { kind: 'clear', set: {} };
   const { rows } = await tx.query(
@@ -103,8 +124,25 @@ export async function checkPayByHand(tx: Tx, payout: PayoutView, listing: Provid
   return { kind: 'clear', set: { provider_transfer_id: null } };
 }
 
+/** The listed transfers that moved money (reversed since: a failed one paid nothing) and that our rows
+ * do not record for the payout (no attempt, reversal or row names them). */
+async function transfersNotRecorded(tx: Tx, payout: PayoutView, listed: readonly RzpTransfer[]): Promise<RzpTransfer[]> {
+  const transfers = listed.filter((t) => t.status !== 'failed');
+  if (transfers.length === 0) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT provider_transfer_id AS id FROM payout_attempts WHERE payout_id = $1 AND provider_transfer_id IS NOT NULL
+     UNION SELECT transfer_id FROM transfer_reversals WHERE payout_id = $1`, [payout.id]);
+  const known = new Set([...rows.map((r) => r.id), ...(payout.providerTransferId ? [payout.providerTransferId] : [])]);
+  return transfers.filter((t) => !known.has(t.id));
+}
+
 /** What the ops surfaces answer for a refused move to offline. */
 export function payByHandRefused(orderId: string, refusal: PayByHandRefusal): AppError {
+  if (refusal.kind === 'unrecorded_transfer') {
+    const t = refusal.transfer;
+    return new AppError(409, 'transfer_not_recorded', `Razorpay holds transfer ${t.id} (${t.status}, ${t.amountPaise} paise) with this payout's id in its notes, which our rows do not record (a restored database?): `
+      + 'the payout asks Razorpay before anything else and records it (the payout sweep wakes its run); decide again once it has', { orderId, transferId: t.id, transferStatus: t.status, amountPaise: t.amountPaise });
+  }
   if (refusal.kind === 'provider_listing_needed') {
     return new AppError(409, 'payout_changed', `the payout of order ${orderId} sent a request while Razorpay was being asked; nothing was changed, try again`, { payoutId: refusal.payoutId });
   }

@@ -244,6 +244,43 @@ describe('payouts: the database restored to an earlier point', () => {
     expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
   });
 
+  test('when the vendor was paid and the transfer reversed from the Dashboard inside the lost window, and ops pay the restored payout offline, then the decision first asks Razorpay, is refused while our rows do not record that transfer, and once the run has recorded it (parked, reversed) it is paid offline with the reversed transfer in the ledger', async () => {
+    // Campaign finding 5 (--cluster, seed 20261210): ops paid the restored (pending) row offline at
+    // once, so the reversed transfer and its reversal were in no row, and recon raised both.
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'the payout waits, pending, for the snapshot' });
+    const { orderId, gatewayOrderId } = await placeOrder('rollback-reversed-offline');
+    await control().payOrder(gatewayOrderId);
+    await statusIs(orderId, 'pending');
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'reversed_offline');
+
+    // The lost window: paid, settled, then reversed from the Dashboard (the payout parks).
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the lost window' })).status).toBe(200);
+    await statusIs(orderId, 'accepted');
+    await control().processPendingTransfers();
+    await statusIs(orderId, 'settled');
+    const [paid] = (await transfersFor(orderId)) as [RzpTransfer];
+    await control().reverseTransferFromDashboard(paid.id);
+    await control().drainWebhooks();
+    await statusIs(orderId, 'parked');
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', provider_transfer_id: null });
+    await setTransfersPaused(db, { paused: false, actor: 'test', reason: 'after the restore' });
+
+    const offline = () => opsApi(stack)('POST', `/ops/payouts/${orderId}/pay-offline`, { reason: 'the vendor asked to be paid by bank' });
+    const refused = await offline();
+    expect([refused.status, refused.body.error.code, refused.body.error.details.transferId]).toEqual([409, 'transfer_not_recorded', paid.id]);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', provider_may_know_since: expect.any(Date) });
+
+    const parked = await eventually(async () => { await sweepPayouts(); return payoutRow(db, orderId); }, (p) => p?.status === 'parked', 45_000);
+    expect(parked).toMatchObject({ last_code: 'TRANSFER_REVERSED', provider_transfer_id: paid.id });
+    expect((await offline()).status).toBe(200);
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'offline' });
+    expect(await transfersFor(orderId)).toHaveLength(1);
+    const discharges = await db.query('SELECT d.instrument, d.state FROM ledger_discharges d WHERE d.payout_id = $1 ORDER BY d.id', [parked!.id]);
+    expect(discharges.rows).toEqual([{ instrument: paid.id, state: 'paid' }]);
+  });
+
   test('when the transfer left inside the lost window and its run is still waiting for settlement, then the run follows the restored row to the same transfer and the vendor is paid once', async () => {
     const { orderId, gatewayOrderId } = await placeOrder('rollback-running');
     const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'running');

@@ -75,9 +75,9 @@ const MARK_PAID_DESCRIPTION = 'With `transferId`, the transfer is fetched from R
   + 'a pending one leaves it `accepted` until the provider processes it. The decision\'s audited reference is the transfer id.';
 
 const PAY_OFFLINE_DESCRIPTION = 'Taken under the payout\'s row lock, so no claim takes it afterwards; a processing or accepted payout is refused (409 `payout_not_awaiting_decision`). '
-  + 'When a request under the payout\'s current idempotency key went out with no definitive answer since (review after `AMBIGUOUS_PROVIDER_EVIDENCE`, `RESOLVER_LISTING_FAILING` or `IDEMPOTENCY_KEY_EXPIRED`, or a payout released after nothing was found), '
-  + 'Razorpay\'s transfers are listed first (502 `gateway_unavailable` when they cannot be, nothing changed); a transfer carrying the payout\'s id in its notes that is not failed or reversed refuses the decision '
-  + '(409 `live_transfer_exists`, `details.transferId`): if that transfer pays the payout, mark it paid externally with that `transferId`. '
+  + 'Razorpay\'s transfers are listed first, over the sends the row records or, when it records none, since the payout was created (502 `gateway_unavailable` when they cannot be, nothing changed); a transfer carrying the payout\'s id in its notes that is not failed or reversed refuses the decision '
+  + '(409 `live_transfer_exists`, `details.transferId`): if that transfer pays the payout, mark it paid externally with that `transferId`; one reversed since that our rows do not record at all (a restored database) refuses it too '
+  + '(409 `transfer_not_recorded`): the payout asks Razorpay and records it first; decide again once it has. '
   + 'A payout parked with `TRANSFER_PARTIALLY_REVERSED` is refused, as is its retry (409 `transfer_partially_reversed`): either would pay the whole net again.';
 
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
