@@ -27,6 +27,16 @@ export async function oweOfflineLines(tx: Queryable, ledgerIds: readonly (number
   );
 }
 
+/** Clawback lines the rails deleted before any settlement line paid them (the transfer they were
+ * charged against paid nothing): their obligations go with them. One in a line is never deleted. */
+export async function forgetOfflineLines(tx: Queryable, ledgerIds: readonly (number | string)[]): Promise<void> {
+  if (ledgerIds.length === 0) return;
+  await tx.query(
+    `DELETE FROM ledger_obligations o WHERE o.source = ANY($1::text[])
+        AND NOT EXISTS (SELECT 1 FROM ledger_discharge_items i WHERE i.obligation_id = o.id)`,
+    [ledgerIds.map((id) => `line:${id}`)]);
+}
+
 /** Ops took a clawback back (their cancel): unless a paid settlement line netted it (then it is
  * returned on a line of its own), an adjustment with their name and reason nets it to nothing. */
 export async function netTakenBackClawback(tx: Queryable, ledgerId: number | string): Promise<void> {

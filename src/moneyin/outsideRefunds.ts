@@ -25,7 +25,7 @@ import { payoutLogFields, type PayoutStatus, type PayoutView } from '../contract
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { istDateOf } from '../domain/calendar';
 import type { Gateway, RzpRefund, RzpTransfer } from '../gateway/types';
-import { oweOfflineLines } from '../ledger/offlineLines';
+import { forgetOfflineLines, oweOfflineLines } from '../ledger/offlineLines';
 import { logger } from '../logger';
 import { holdRefundedPayout, openBatchOfMember } from '../payouts/refundHolds';
 import { lockPayout, markProviderMayKnow } from '../payouts/repository';
@@ -72,7 +72,8 @@ export async function holdIfRefundedWhileSending(tx: Tx, released: Pick<PayoutVi
   );
   if (rows.length === 0) return false;
   const refunds = rows.map((r) => r.id);
-  await tx.query('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1)', [refunds]);
+  const { rows: lines } = await tx.query<{ id: string }>('DELETE FROM offline_ledger WHERE outside_refund_id = ANY($1) RETURNING id', [refunds]);
+  await forgetOfflineLines(tx, lines.map((l) => l.id)); // the ledger: the vendor owes nothing back
   const payout = await lockPayout(tx, released.id, attemptCap);
   await holdRefundedPayout(tx, payout, false);
   logger.warn({ ...payoutLogFields(payout), refunds, from: payout.status }, 'the transfer did not pay and the customer was refunded outside the app meanwhile: the clawback is taken back and the payout held');

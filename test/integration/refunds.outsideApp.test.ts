@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
 import type { Db } from '../../src/db/pool';
 import type { Gateway } from '../../src/gateway/types';
+import { rebuildLedger } from '../../src/ledger/backfill';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { http, postWebhook, uniqueRef, type MoneyInHarness } from './moneyinHarness';
 import { eventually, payoutRow } from './payoutSeed';
@@ -230,6 +231,9 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
       expect(await outsideRefund(refundId)).toMatchObject({ action: 'payout_held', clawback_paise: null });
       expect(await clawbacks(orderId)).toEqual([]);
       expect((await transfersFor(orderId)).filter((t) => t.status === 'processed')).toEqual([]);
+      // The ledger took the clawback back with its line (campaign finding 7: it kept the obligation).
+      expect((await db.query(`SELECT cause, amount_paise::int AS amount_paise FROM ledger_obligations WHERE order_id = $1 AND cause = 'clawback'`, [orderId])).rows).toEqual([]);
+      expect((await rebuildLedger(db)).disagreements).toEqual([]);
     } finally {
       await control().setLinkedAccountStatus(linkedAccountId, 'activated');
     }
