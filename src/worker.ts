@@ -19,9 +19,7 @@ import { lowerCpuPriority } from './startup/cpuPriority';
 import { connectClientWithRetry, connectWorkerWithRetry, waitForDatabase } from './startup/retry';
 import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 import { startPacingFrom } from './outbox/drainer';
-import { createGateway } from './gateway';
 import { startWorkerPollers } from './startup/pollers';
-import { temporalPayoutStarter } from './payouts/temporalStarter';
 import { whileServerSettles } from './temporal/whileServerSettles';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -131,8 +129,10 @@ async function main(): Promise<void> {
   const client = await connectClientWithRetry(config, logger);
   const worker = await bootProductionWorker({ config, db, client, connection });
   // Payout starts the API committed in its webhook transaction (the outbox), started after the reply.
+  // The same gateway and payout starter the wiring gives the activities (wiring.ts).
+  const { gateway, payoutStarter } = productionDeps(config, db, client).activities;
   const drainer = startWorkerPollers({
-    db, gateway: createGateway(config), payoutStarter: temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db),
+    db, gateway, payoutStarter: payoutStarter!,
     attemptCap: config.PAYOUT_ATTEMPT_CAP, pacing: startPacingFrom(config),
   });
   const ownsSchedules = config.WORKER_SCHEDULES === 'on';
