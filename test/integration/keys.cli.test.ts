@@ -29,7 +29,8 @@ describe('keys CLI', () => {
     expect(record.roles).toEqual(['vendor:ven_dosa', 'ops']);
     expect(await authenticateApiKey(db, record.key)).toEqual({ keyId: record.id, name: 'counter-dosa', roles: ['vendor:ven_dosa', 'ops'] });
     const stored = await db.query('SELECT secret_sha256 FROM api_keys WHERE id = $1', [record.id]);
-    expect(JSON.stringify(stored.rows)).not.toContain(record.key.split('_').at(-1));
+    // The secret is what follows `pk_<id>_` (base64url: it may itself hold an underscore).
+    expect(JSON.stringify(stored.rows)).not.toContain(record.key.slice(`pk_${record.id}_`.length));
 
     const listed = await keys('list');
     expect(listed.output).toMatch(/counter-dosa\tvendor:ven_dosa,ops\tcli:/);
