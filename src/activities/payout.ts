@@ -10,7 +10,7 @@ import { logger } from '../logger';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
 import { startBatchRun } from '../payouts/batchStarter';
-import { applyTransferEvidence, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
+import { applyTransferEvidence, BATCH_MEMBERS_MISSING, KEY_EXPIRED, recordResolution, recordResolverGaveUp, recordTransferOutcome, type Recorded, type RecordingPolicy } from '../payouts/outcomes';
 import { holdClaimOnUnreadRefund } from '../payouts/refundHolds';
 import { retryDelayMs } from '../payouts/rejection';
 import { attemptGivenBack, claimPayout, findPayoutById, findPayoutByOrder, insertAttempt, lockPayout, transition, type ClaimResult } from '../payouts/repository';
@@ -266,8 +266,11 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // only for that same claim. The window is anchored where the request really went out (a request
       // delayed behind a worker outage is still found); a claim that recorded no send falls back to
       // its claim time.
-      const { rows } = await db.query<{ anchor: Date | null; earliest: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null }>(
+      const { rows } = await db.query<{ anchor: Date | null; earliest: Date | null; age_ms: number | null; key_age_ms: number | null; attempts: number; failing_ms: number | null; members_wait_ms: number | null; batch_marked: boolean }>(
         `SELECT COALESCE(request_sent_at, claimed_at) AS anchor, attempts,
+                batch_id IS NOT NULL AND provider_may_know_since IS NOT NULL AS batch_marked,
+                (SELECT (extract(epoch FROM now() - min(a.created_at)) * 1000)::int8 FROM payout_attempts a
+                  WHERE a.payout_id = payouts.id AND a.provider_code = '${BATCH_MEMBERS_MISSING}') AS members_wait_ms,
                 LEAST(COALESCE(request_sent_at, claimed_at), provider_may_know_since) AS earliest,
                 (extract(epoch FROM now() - COALESCE(request_sent_at, claimed_at)) * 1000)::int8 AS age_ms,
                 (extract(epoch FROM now() - key_first_sent_at) * 1000)::int8 AS key_age_ms,
@@ -304,6 +307,9 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
         earlierTransferIds: earlier.rows.map((r) => r.provider_transfer_id),
         claimAgeMs: claim.age_ms ?? 0, inFlightHorizonMs: config.PAYOUT_STALE_CLAIM_MS,
         keyAgeMs: claim.key_age_ms, keyRetentionMs: config.PAYOUT_IDEMPOTENCY_RETENTION_MS,
+        // Members a restore took out of a batch come back as the sweep finds their runs: wait for them
+        // as long as the resolver waits for a listing, then a human looks.
+        membersMayReturn: claim.batch_marked && (claim.members_wait_ms ?? 0) < config.PAYOUT_RESOLVER_GIVE_UP_MS,
       });
       if (resolution.kind === 'found_failed' && isReversed(resolution.transfer)) {
         // Reversed, not failed: owed again and parked for ops with the provider's reversals as evidence.
@@ -319,7 +325,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       }
       const recorded = await recordResolution(db, { payoutId, attemptNo: claim.attempts, resolution, runId: currentRunId(), policy: recording });
       // A finding answers the mark of a row older than the provider's ledger: the next send is a send.
-      if (resolution.kind !== 'ask_again') await db.query('UPDATE payouts SET provider_may_know_since = NULL WHERE id = $1 AND provider_may_know_since IS NOT NULL', [payoutId]);
+      if (resolution.kind !== 'ask_again' && resolution.kind !== 'members_missing') await db.query('UPDATE payouts SET provider_may_know_since = NULL WHERE id = $1 AND provider_may_know_since IS NOT NULL', [payoutId]);
       if (recorded.balanceWallLowered) await wakeAfterBalanceWall(payoutLogFields(payout));
       return { ...recorded, resolution: resolution.kind };
     },

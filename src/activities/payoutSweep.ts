@@ -4,14 +4,15 @@
  * a new run, which starts by resolving. A payout whose run completed and whose transfer was reversed
  * since (ops retried it, and the decision's own start was lost) gets a new run after the completed one.
  * Any other completed run over an open row means the row is older than the run's history (the
- * database was restored to an earlier point): the payout asks the provider before its next send. The
+ * database was restored to an earlier point): the payout asks the provider before its next send, and
+ * an order whose completed run had joined a batch goes back to that batch (batches.ts). The
  * same holds for a batch's own payout, and for an open batch whose run completed (a batch run
  * completes only after its close, so the restore forgot the close and perhaps its transfer). */
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import type { Db } from '../db/pool';
-import { payoutWorkflowId } from '../contracts/payout';
+import { payoutWorkflowId, type PayoutWorkflowResult } from '../contracts/payout';
 import { payoutBatchWorkflowId } from '../contracts/payoutBatch';
 import { logger } from '../logger';
 import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
@@ -19,7 +20,7 @@ import { readBalanceWall } from '../payouts/balanceWall';
 import { markProviderMayKnow, transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
 import { startBatchRun } from '../payouts/batchStarter';
-import { closePayoutBatch } from '../payouts/batches';
+import { closePayoutBatch, recordEarlierRunBatch } from '../payouts/batches';
 
 export interface DuePayoutBatch {
   paused: boolean;
@@ -68,6 +69,18 @@ async function batchRunState(client: Client, batchId: string): Promise<'live' | 
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return 'none';
     throw err;
+  }
+}
+
+/** The batch the order's completed payout run had handed it to, from the run's result: the one record
+ * of that membership a restored database cannot erase. Null for any other result or none. */
+async function batchOfCompletedRun(client: Client, orderId: string): Promise<string | null> {
+  try {
+    const result = (await client.workflow.getHandle(payoutWorkflowId(orderId)).result()) as PayoutWorkflowResult;
+    return result.kind === 'batched' ? result.batchId : null;
+  } catch (err) {
+    logger.warn({ err, orderId }, 'could not read the result of a completed payout run');
+    return null;
   }
 }
 
@@ -145,7 +158,13 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
             // A completed run over an open row (an order's or a batch's): owed again after a reversal,
             // or the row is older than the run's history (a restored database), and a transfer may
             // have left that it forgets.
-            if (!row.reversed) await markProviderMayKnow(db, row.order_id);
+            if (!row.reversed) {
+              await markProviderMayKnow(db, row.order_id);
+              const earlier = row.batch_id ? null : await batchOfCompletedRun(client, row.order_id);
+              if (earlier && (await recordEarlierRunBatch(db, row.order_id, earlier))) {
+                logger.warn({ orderId: row.order_id, batchId: earlier }, 'an open payout whose completed run had joined a batch (a restored database): it goes back to that batch');
+              }
+            }
             woken = await wakeOpenPayout(client, info.taskQueue, row, { afterCompletedRun: true });
           }
           if (woken === 'running') started += 1;

@@ -1,13 +1,14 @@
 /** Payout batches in PostgreSQL (issue 22 item 4). An order of a pair on an hourly or daily schedule
- * joins the batch of its window (the window it was paid in, or the next open one once that batch has
- * closed); at the cutoff the batch closes, its sum is fixed, and a payouts row of its own carries the
+ * joins the batch of its window (the window it was paid in, or the one open now once that batch's
+ * cutoff has passed or it has closed; an order whose earlier run joined a batch a restore forgot goes
+ * back to that one); at the cutoff the batch closes, its sum is fixed, and a payouts row of its own carries the
  * ONE transfer for it through the same claim, outcome, resolver and settlement code as an order's.
  * Joining and closing both lock the batch row (share and update), so no order joins a closed batch,
  * and `payout_batch_orders`' primary key keeps an order in one batch at most. */
 import type { PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { logger } from '../logger';
-import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
+import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchSchedule, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
 import { payoutIdOf } from '../domain/payoutIds';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
 import { holdMembersOnUnreadRefunds } from './refundHolds';
@@ -37,21 +38,32 @@ export async function batchOfOrder(db: Pick<Db, 'query'>, orderId: string): Prom
   return rows[0] ? { batchId: rows[0].id, cutoffAt: rows[0].cutoff_at.toISOString() } : null;
 }
 
-/** The open batch for `w` or, if it has closed, the next window's: created if new, held FOR SHARE. */
+/** The open batch for `w` or, once its cutoff has passed (the database's clock) or it has closed, the
+ * batch of the window open now: created if new, held FOR SHARE. No order joins a batch past its
+ * cutoff, closed or not: its close may have paid it in a window a restored database forgot (issue 36,
+ * finding 8), and the provider's sum has no room for a newcomer. */
 async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: string }, first: BatchWindow, dailyCutoff: string): Promise<{ id: string; cutoffAt: Date }> {
-  let w = first;
+  const { rows: clock } = await tx.query<{ now: Date }>('SELECT now() AS now');
+  const now = clock[0]!.now;
+  let w = first.cutoff.getTime() <= now.getTime() ? windowAt(first.schedule, now, dailyCutoff) : first;
   for (let skipped = 0; skipped < MAX_WINDOWS_SKIPPED; skipped += 1, w = nextWindow(w, dailyCutoff)) {
     const id = batchIdOf(pair, w);
-    // Any conflict, not only the id's: two first joiners insert the same row at once, and the pair's
-    // (schedule, cutoff) key may be the index that sees the second one first.
-    await tx.query(
-      `INSERT INTO payout_batches (id, employer_id, vendor_id, schedule, window_start, cutoff_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [id, pair.employerId, pair.vendorId, w.schedule, w.start, w.cutoff]);
-    const { rows } = await tx.query<{ status: string }>('SELECT status FROM payout_batches WHERE id = $1 FOR SHARE', [id]);
-    if (rows[0]?.status === 'open') return { id, cutoffAt: w.cutoff };
+    const status = await batchStatusHeld(tx, id, pair, w);
+    if (status === 'open') return { id, cutoffAt: w.cutoff };
   }
   throw new Error(`no open batch within ${MAX_WINDOWS_SKIPPED} windows of ${first.cutoff.toISOString()}`);
+}
+
+/** The batch's row for window `w`, created if new (open), held FOR SHARE: its status. */
+async function batchStatusHeld(tx: Tx, id: string, pair: { employerId: string; vendorId: string }, w: BatchWindow): Promise<string | undefined> {
+  // Any conflict, not only the id's: two first joiners insert the same row at once, and the pair's
+  // (schedule, cutoff) key may be the index that sees the second one first.
+  await tx.query(
+    `INSERT INTO payout_batches (id, employer_id, vendor_id, schedule, window_start, cutoff_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [id, pair.employerId, pair.vendorId, w.schedule, w.start, w.cutoff]);
+  const { rows } = await tx.query<{ status: string }>('SELECT status FROM payout_batches WHERE id = $1 FOR SHARE', [id]);
+  return rows[0]?.status;
 }
 
 /** The capture check's answer before joining: a confirmation is recorded and lets the join go on
@@ -77,6 +89,67 @@ async function applyCaptureBeforeJoin(tx: Tx, payout: PayoutView, capture: Captu
   }
 }
 
+/** Why an order whose earlier run joined a batch waits for ops: that batch is gone from our rows and
+ * cannot be made again, or its payout is in a state no rule may add a member to. */
+export const EARLIER_BATCH_NEEDS_OPS = 'EARLIER_BATCH_NEEDS_OPS';
+
+/** The sweep copies what a completed run of the order's payout says it joined (payouts.
+ * earlier_run_batch_id), when a restored database forgot that join; only while the row is open and
+ * in no batch. */
+export async function recordEarlierRunBatch(db: Pick<Db, 'query'>, orderId: string, batchId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE payouts SET earlier_run_batch_id = $2
+      WHERE order_id = $1 AND status IN ('pending', 'failed')
+        AND NOT EXISTS (SELECT 1 FROM payout_batch_orders m WHERE m.order_id = $1)`, [orderId, batchId]);
+  return rowCount === 1;
+}
+
+/** The order's payout enters `batchId` as a member (its net in the sum) and waits for the batch. */
+async function addMember(tx: Tx, payout: PayoutView, batchId: string, cutoffAt: Date, attemptCap: number): Promise<JoinResult> {
+  await tx.query('INSERT INTO payout_batch_orders (order_id, batch_id, amount_paise) VALUES ($1, $2, $3)', [payout.orderId, batchId, payout.amountPaise]);
+  await transition(tx, payout, { type: 'join_batch' }, { next_attempt_at: null, claimed_by_run: null, earlier_run_batch_id: null });
+  return { kind: 'joined', payout: await lockPayout(tx, payout.id, attemptCap), batchId, cutoffAt: cutoffAt.toISOString() };
+}
+
+/** An order whose earlier run joined `batchId` before a restore forgot the join goes back to that
+ * batch, whatever its cutoff: that batch's close may have paid the vendor with this order's net in
+ * the sum. Open, it joins as any order; closed again after the restore, its payout not yet sent (it
+ * asks the provider first), the order is added and the payout's amount with it, so the sum can meet
+ * the transfer the provider holds. Null: the batch paid without it (its transfer was found and
+ * recorded for the members it has), so the order joins as any other. */
+async function rejoinEarlierBatch(tx: Tx, payout: PayoutView, order: ScheduledOrderRow & { payout_schedule: BatchSchedule; paid_at: Date }, batchId: string, attemptCap: number): Promise<JoinResult | null> {
+  const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
+  const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
+  const { rows: found } = await tx.query<{ status: string; cutoff_at: Date }>('SELECT status, cutoff_at FROM payout_batches WHERE id = $1 FOR SHARE', [batchId]);
+  let batch = found[0];
+  if (!batch) {
+    // The batch itself was made in the lost window: made again from its window, found by its id.
+    let w = windowAt(order.payout_schedule, order.paid_at, dailyCutoff);
+    for (let i = 0; i < MAX_WINDOWS_SKIPPED && batchIdOf(pair, w) !== batchId; i += 1) w = nextWindow(w, dailyCutoff);
+    const status = batchIdOf(pair, w) === batchId ? await batchStatusHeld(tx, batchId, pair, w) : undefined;
+    batch = status ? { status, cutoff_at: w.cutoff } : undefined;
+  }
+  if (batch?.status === 'open') return addMember(tx, payout, batchId, batch.cutoff_at, attemptCap);
+  const { rows: own } = await tx.query<{ id: string; may_know: boolean }>(
+    'SELECT id, provider_may_know_since IS NOT NULL AS may_know FROM payouts WHERE batch_id = $1 FOR UPDATE', [batchId]);
+  const batchPayout = own[0] && (await lockPayout(tx, own[0].id, attemptCap));
+  if (batchPayout && (batchPayout.status === 'accepted' || batchPayout.status === 'settled')) return null;
+  if (batch && batchPayout && own[0]!.may_know && (batchPayout.status === 'pending' || batchPayout.status === 'failed')) {
+    await tx.query('UPDATE payouts SET amount_paise = amount_paise + $2 WHERE id = $1', [batchPayout.id, payout.amountPaise]);
+    logger.warn({ orderId: payout.orderId, batchId, payoutId: batchPayout.id }, 'an order a restore took out of its closed batch is back in it (its earlier run joined it): the batch payout, which asks the provider first, sums it again');
+    return addMember(tx, payout, batchId, batch.cutoff_at, attemptCap);
+  }
+  if (batchPayout?.status === 'processing') {
+    // The batch's claim is asking the provider right now: come back in a moment.
+    await tx.query(`UPDATE payouts SET next_attempt_at = now() + interval '1 second' WHERE id = $1`, [payout.id]);
+    return { kind: 'not_joined', payout: await lockPayout(tx, payout.id, attemptCap), why: `batch ${batchId} is asking the provider; joining it again shortly` };
+  }
+  logger.error({ orderId: payout.orderId, batchId, batchPayoutStatus: batchPayout?.status ?? null }, 'an order whose earlier run joined a batch cannot go back to it: held for ops');
+  await insertAttempt(tx, { payoutId: payout.id, attemptNo: payout.attempts, idempotencyKey: payout.idempotencyKey, outcome: 'not_sent', providerCode: EARLIER_BATCH_NEEDS_OPS, raw: { batchId, batchPayoutStatus: batchPayout?.status ?? null } });
+  await transition(tx, payout, { type: 'earlier_batch_unclear' }, { last_code: EARLIER_BATCH_NEEDS_OPS });
+  return { kind: 'not_joined', payout: await lockPayout(tx, payout.id, attemptCap), why: EARLIER_BATCH_NEEDS_OPS };
+}
+
 /** Joins the order's payout to its batch, once. `capture`: Razorpay's answer about the order's capture,
  * asked outside this transaction (captureOfOrderToConfirm, checkCapture). Idempotent: a retry of a
  * join that committed answers the same batch. */
@@ -94,8 +167,9 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     if (member) return payout.status === 'batched' ? { kind: 'joined', payout, ...member } : { kind: 'not_joined', payout, why: `in batch ${member.batchId} but ${payout.status}` };
     // Read under the row lock: a mark set since the claim (the sweep saw a completed run over this
     // row) keeps the order out too; the run goes round and its claim asks the provider.
-    const { rows: sent } = await tx.query<{ sent: boolean; may_know: boolean }>(
-      'SELECT key_first_sent_at IS NOT NULL AS sent, provider_may_know_since IS NOT NULL AS may_know FROM payouts WHERE id = $1', [payout.id]);
+    const { rows: sent } = await tx.query<{ sent: boolean; may_know: boolean; earlier_batch: string | null }>(
+      `SELECT key_first_sent_at IS NOT NULL AS sent, provider_may_know_since IS NOT NULL AS may_know, earlier_run_batch_id AS earlier_batch
+         FROM payouts WHERE id = $1`, [payout.id]);
     const rule = { schedule: order.payout_schedule, status: payout.status, keySent: !!sent[0]?.sent, providerMayKnow: !!sent[0]?.may_know };
     if (rule.providerMayKnow) {
       return { kind: 'not_joined', payout, why: 'the provider may already hold a transfer for it (a restored database): its claim asks by its note first' };
@@ -106,12 +180,13 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     const schedule = rule.schedule;
     const held = await applyCaptureBeforeJoin(tx, payout, capture, policy);
     if (held) return held;
+    const earlier = sent[0]?.earlier_batch;
+    const back = earlier ? await rejoinEarlierBatch(tx, payout, { ...order, payout_schedule: schedule, paid_at: order.paid_at }, earlier, policy.attemptCap) : null;
+    if (back) return back;
     const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
     const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
     const batch = await openBatchFrom(tx, pair, windowAt(schedule, order.paid_at, dailyCutoff), dailyCutoff);
-    await tx.query('INSERT INTO payout_batch_orders (order_id, batch_id, amount_paise) VALUES ($1, $2, $3)', [orderId, batch.id, payout.amountPaise]);
-    await transition(tx, payout, { type: 'join_batch' }, { next_attempt_at: null, claimed_by_run: null });
-    return { kind: 'joined', payout: await lockPayout(tx, payout.id, policy.attemptCap), batchId: batch.id, cutoffAt: batch.cutoffAt.toISOString() };
+    return addMember(tx, payout, batch.id, batch.cutoffAt, policy.attemptCap);
   });
 }
 

@@ -145,6 +145,15 @@ export async function recordResolution(db: Db, input: {
         // The provider remembers this key with a failed transfer: the next try needs a new key.
         await insertAttempt(tx, { ...base, outcome: 'failed_after_accept', providerTransferId: r.transfer.id, providerCode: r.transfer.error.code, raw: r.transfer });
         retryAfterMs = await releaseNotPaid(tx, payout, input.policy, { lastCode: r.transfer.error.code ?? `TRANSFER_${r.transfer.status.toUpperCase()}`, newKey: true });
+      } else if (r.kind === 'members_missing') {
+        // Nothing is sent and nothing recorded as paid: the batch waits, asking again, until the
+        // members the restore took out are back and its sum meets the provider's transfer.
+        logger.warn({ ...payoutLogFields(payout), transferId: r.transfer.id, transferPaise: r.transfer.amount }, 'batch payout waits: the provider\'s transfer for it is more than its members sum now (a restored database); members are coming back');
+        await insertAttempt(tx, { ...base, outcome: 'not_sent', providerCode: BATCH_MEMBERS_MISSING, raw: r.transfer });
+        retryAfterMs = Math.min(retryDelayMs(1, input.policy), MEMBERS_RECHECK_MAX_MS);
+        await transition(tx, payout, { type: 'not_paid_retry', capReached: false }, {
+          last_code: BATCH_MEMBERS_MISSING, ...attemptGivenBack(payout), next_attempt_at: new Date(Date.now() + retryAfterMs),
+        });
       } else if (r.kind === 'nothing_found') {
         // Not a definitive answer from the provider: keep the key, it may still hold the first request.
         await insertAttempt(tx, { ...base, outcome: 'not_found' });
@@ -161,6 +170,11 @@ export async function recordResolution(db: Db, input: {
     return { payout: await lockPayout(tx, input.payoutId, input.policy.attemptCap), retryAfterMs, balanceWallLowered };
   });
 }
+
+/** A batch's payout waiting for members a restore took out (resolution.ts `members_missing`). */
+export const BATCH_MEMBERS_MISSING = 'BATCH_MEMBERS_MISSING';
+/** How long a batch waiting for its members waits between looks at most. */
+const MEMBERS_RECHECK_MAX_MS = 30_000;
 
 /** Review codes of payouts only a human can move on. */
 export const KEY_EXPIRED = 'IDEMPOTENCY_KEY_EXPIRED';

@@ -36,6 +36,14 @@ const EXPLAINED: Record<string, Explanation> = {
     words: "Razorpay's ledger holds evidence a machine should not decide on (two transfers, or a wrong amount or account)",
     nextStep: 'compare the transfers in the Razorpay dashboard with this payout, then mark paid externally with the transfer id that pays it (trf_…), retry or cancel',
   },
+  BATCH_MEMBERS_MISSING: {
+    words: "a restored database took orders out of this batch after its transfer left: Razorpay holds the batch's transfer for more than its members sum now, and the batch waits for them to come back (each order's earlier run remembers the batch)",
+    nextStep: 'nothing while it waits (it asks Razorpay again by itself); if it is still here after an hour, compare the transfer in the Razorpay dashboard with the members, then mark paid externally with that transfer id or retry',
+  },
+  EARLIER_BATCH_NEEDS_OPS: {
+    words: "this order's earlier run joined a batch that a restored database forgot, and that batch can no longer take it back (its payout waits for ops, was decided by them, or is gone), so Razorpay may already have paid this order inside that batch's transfer",
+    nextStep: "look up the batch's transfer in the Razorpay dashboard (its notes carry the batch id): if it paid this order, cancel this payout; otherwise retry",
+  },
   CAPTURE_NOT_CONFIRMED: {
     words: 'Razorpay does not confirm the capture this online order was marked paid on (no such payment, not captured or refunded, another amount or another gateway order), so no transfer was sent: the webhook that marked it paid may be forged or wrong',
     nextStep: "compare the order's payment in the Razorpay dashboard with the evidence in the payout attempts: if the customer's money never arrived, cancel and check who knows the webhook secret; if it did, retry (Razorpay is asked again and the transfer goes only once it confirms) or pay offline",

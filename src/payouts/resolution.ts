@@ -18,6 +18,9 @@ export type Resolution =
   | { kind: 'ask_again' }
   /** Evidence a machine should not decide on (two live transfers, wrong amount or account). */
   | { kind: 'ambiguous'; reason: string }
+  /** A batch closed again after a restore holds less than the live transfer its first close made:
+   * members the restore took out are on their way back (their runs remember the batch). Wait. */
+  | { kind: 'members_missing'; transfer: RzpTransfer }
   /** Nothing found, but the idempotency key is older than the provider's retention: neither that key
    * nor a fresh one can be trusted not to pay twice, so a human decides. */
   | { kind: 'key_expired'; keyAgeMs: number };
@@ -53,12 +56,15 @@ export function decideResolution(input: {
   keyAgeMs?: number | null;
   /** How long the provider honours an idempotency key. */
   keyRetentionMs?: number;
+  /** A batch's payout closed again after a restore, still within the wait for its members. */
+  membersMayReturn?: boolean;
 }): Resolution {
   const ours = input.transfers.filter((t) => transactionIdOf(t) === input.payoutId);
   const alive = ours.filter((t) => ALIVE.has(t.status));
   if (alive.length > 1) return { kind: 'ambiguous', reason: `${alive.length} live transfers carry this payout's note` };
   const [live] = alive;
   if (live) {
+    if (input.membersMayReturn && live.recipient === input.linkedAccountId && live.amount > input.amountPaise) return { kind: 'members_missing', transfer: live };
     if (live.amount !== input.amountPaise || live.recipient !== input.linkedAccountId) {
       return { kind: 'ambiguous', reason: `transfer ${live.id} is ${live.amount} paise to ${live.recipient}, expected ${input.amountPaise} to ${input.linkedAccountId}` };
     }

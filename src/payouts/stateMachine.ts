@@ -39,7 +39,9 @@ export type PayoutEvent =
   /** The pair pays on a schedule: the order joins its batch, whose own payout sends the transfer. */
   | { type: 'join_batch' }
   /** Before joining a batch, Razorpay does not confirm the capture the order was paid on. */
-  | { type: 'capture_unconfirmed' };
+  | { type: 'capture_unconfirmed' }
+  /** An order whose earlier run joined a batch that can no longer take it back (a restored database). */
+  | { type: 'earlier_batch_unclear' };
 
 export type PayoutEventType = PayoutEvent['type'];
 
@@ -94,6 +96,7 @@ export function nextStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus
     case 'join_batch':
       return from === 'pending' || from === 'failed' ? 'batched' : null;
     case 'capture_unconfirmed':
+    case 'earlier_batch_unclear':
       return from === 'pending' || from === 'failed' ? 'review' : null;
   }
 }

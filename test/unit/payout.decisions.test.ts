@@ -137,6 +137,15 @@ describe('decideResolution', () => {
     expect(decideResolution({ ...base, transfers: [transfer({}), transfer({ id: 'trf_AAAAAAAAAAAAA2' })] }).kind).toBe('ambiguous');
     expect(decideResolution({ ...base, transfers: [transfer({ amount: 8000 })] }).kind).toBe('ambiguous');
   });
+
+  test('when a batch closed again after a restore sums less than its live transfer, then it waits for its members while the wait lasts, and a human reviews after it, or for a smaller transfer or another account', () => {
+    const more = transfer({ amount: 16_200 });
+    expect(decideResolution({ ...base, membersMayReturn: true, transfers: [more] })).toEqual({ kind: 'members_missing', transfer: more });
+    expect(decideResolution({ ...base, membersMayReturn: false, transfers: [more] }).kind).toBe('ambiguous');
+    expect(decideResolution({ ...base, membersMayReturn: true, transfers: [transfer({ amount: 8000 })] }).kind).toBe('ambiguous');
+    expect(decideResolution({ ...base, membersMayReturn: true, transfers: [transfer({ amount: 16_200, recipient: 'acc_Elsewhere000001' })] }).kind).toBe('ambiguous');
+    expect(decideResolution({ ...base, membersMayReturn: true, transfers: [transfer({})] }).kind).toBe('found_alive');
+  });
 });
 
 describe('judgeTransferEvidence (mark paid externally with a transfer)', () => {
