@@ -161,7 +161,12 @@ interface PaidOrderRow {
 /** Records a fetched refund once; returns what it did, or null when it is ours, failed, already
  * recorded, or on a payment that pays no order. */
 export async function recordOutsideRefund(tx: Tx, refund: RzpRefund, attemptCap: number, sends: ProviderSends | null): Promise<OutsideRefundAction | null> {
-  if (await applyRefundSnapshot(tx, refund)) return null; // ours after all (its receipt or id is one of our requests)
+  if (await applyRefundSnapshot(tx, refund)) {
+    // Ours after all (its receipt or id is one of our requests, recorded after its webhook came):
+    // its hint is answered too, or it would hold the order's payout for ever.
+    await settleRefundHint(tx, refund.id);
+    return null;
+  }
   if (refund.status === 'failed') {
     // No money left us. One recorded while pending keeps what it did (a hold, a clawback line and its
     // exception are for a human to undo); its row says it failed.

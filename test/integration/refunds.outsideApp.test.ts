@@ -120,6 +120,30 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     }
   });
 
+  test('when a refund announced by webhook while Razorpay refuses its read turns out, once read, to be one of ours (our request\'s row committed after the webhook), then its hint is answered: nothing waits on it and no outside refund is recorded', async () => {
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'hold the payout before it sends' });
+    const { orderId, paymentId } = await payOnlineOrder();
+    await statusIs(orderId, 'pending');
+    const hint = async (refundId: string) => (await db.query('SELECT refund_id FROM refund_hints WHERE refund_id = $1', [refundId])).rows[0];
+    await control().injectFault({ endpoint: 'refunds.fetch', fault: { kind: 'rate_limited' }, probability: 1 });
+    try {
+      const receipt = `ours-${randomUUID().slice(0, 12)}`;
+      const made = await gateway.createRefund({ paymentId, amountPaise: ORDER.customerSharePaise, receipt });
+      if (made.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(made)}`);
+      await control().drainWebhooks();
+      await eventually(() => hint(made.entity.id), (h) => !!h);
+      // Our request's row, written in a transaction that committed after the webhook's.
+      await db.query(`INSERT INTO refunds (id, payment_id, order_id, amount_paise, reason, status) VALUES ($1, $2, $3, $4, 'test_ours_late', 'requested')`,
+        [receipt, paymentId, orderId, ORDER.customerSharePaise]);
+      await control().clearFaults();
+      await eventually(async () => (await db.query('SELECT gateway_refund_id FROM refunds WHERE id = $1', [receipt])).rows[0], (r) => r?.gateway_refund_id === made.entity.id, 60_000);
+      expect(await eventually(() => hint(made.entity.id), (h) => !h, 10_000)).toBeUndefined();
+      expect(await outsideRefund(made.entity.id)).toBeUndefined();
+    } finally {
+      await control().clearFaults();
+    }
+  });
+
   test('when the customer is refunded from the dashboard while the payout is claimed but its request has not left (the capture check is slow), then the payout is held in review with CUSTOMER_REFUNDED, nothing is sent and the vendor owes nothing back', async () => {
     // The capture check's fetch takes 3 s: the payout sits claimed (processing, no request sent).
     await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
