@@ -39,6 +39,17 @@ import type { Topology, TopologyOptions } from './topologyTypes';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
 
+/** The key a `keys mint --json` line carries, or null for any other line (a log line, say). */
+function mintedKeyOf(line: string): string | null {
+  if (!line.trim().startsWith('{')) return null;
+  try {
+    const parsed = JSON.parse(line) as { key?: unknown };
+    return typeof parsed.key === 'string' ? parsed.key : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function startTopology(opts: TopologyOptions = {}): Promise<Topology> {
   const log = opts.log ?? (() => undefined);
   const readyTimeoutMs = opts.readyTimeoutMs ?? 180_000;
@@ -175,10 +186,11 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     const keysMinted = Promise.all(TOPOLOGY_ROLES.map(async (role) => {
       const out = await runNodeProcess(spawnSpec(`keys-${role}`, 'src/cli/keys.ts', { ...common, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl },
         ['mint', '--name', `topology-${role}`, '--role', role, '--json'], true), undefined, track);
-      const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-      const minted = line ? (JSON.parse(line) as { key?: string; roles?: string[] }) : {};
-      if (!minted.key) throw new Error(`keys mint --role ${role} printed no key: ${out}`);
-      return [role, minted.key] as const;
+      // The key's own line, not the last JSON line: a log line (a slow start under load warns) may
+      // come after it on the same stream.
+      const key = out.split('\n').map(mintedKeyOf).find((k) => k !== null);
+      if (!key) throw new Error(`keys mint --role ${role} printed no key: ${out}`);
+      return [role, key] as const;
     }));
     keysMinted.catch(() => undefined); // awaited below; a failure must not be unhandled meanwhile
 

@@ -198,24 +198,33 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     const { account, orders: [order] } = await scheduledPair(1);
     const url = stack.config.DATABASE_URL!;
     const snap = await snapshotDatabase(url, 'batch_join');
-    // The run's read of its batch, right after its join, is made to wait: the join's commit notifies
-    // this session, which takes the batches table before the run's next activity reaches it.
+    // The run's read of its batch, right after its join, is made to wait. The join's trigger waits
+    // (inside the join's transaction) on an advisory lock `gate` holds; once it waits, `holder` asks
+    // for the batches table, queueing behind the join; then `gate` lets the join commit, `holder` is
+    // granted the table first, and the run's next read queues behind it. No timing involved.
+    const gate = new Client({ connectionString: url });
     const holder = new Client({ connectionString: url });
-    holder.on('error', () => {}); // ended by the restore
-    await holder.connect();
-    await db.query(`CREATE OR REPLACE FUNCTION test_batch_join_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('test_batch_join', NEW.order_id); RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER test_batch_join AFTER INSERT ON payout_batch_orders FOR EACH ROW WHEN (NEW.order_id = '${order!.orderId}') EXECUTE FUNCTION test_batch_join_notify()`);
-    const held = new Promise<void>((resolve, reject) => holder.once('notification', () => { holder.query('BEGIN; LOCK TABLE payout_batches IN ACCESS EXCLUSIVE MODE').then(() => resolve(), reject); }));
-    await holder.query('LISTEN test_batch_join');
+    for (const c of [gate, holder]) { c.on('error', () => {}); await c.connect(); } // ended by the restore
+    const lockKey = 360_197;
+    await gate.query('SELECT pg_advisory_lock($1)', [lockKey]);
+    await db.query(`CREATE OR REPLACE FUNCTION test_batch_join_wait() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${lockKey}); RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER test_batch_join AFTER INSERT ON payout_batch_orders FOR EACH ROW WHEN (NEW.order_id = '${order!.orderId}') EXECUTE FUNCTION test_batch_join_wait()`);
+    const waiting = (relation: string) => `SELECT count(*)::int AS n FROM pg_locks l WHERE NOT l.granted AND ${relation}`;
     await startPayoutWorkflow(client(), taskQueue(), order!.orderId);
-    await held;
+    await eventually(() => db.query<{ n: number }>(waiting(`l.locktype = 'advisory' AND l.objid = ${lockKey}`)), (r) => r.rows[0]!.n > 0);
+    await holder.query('BEGIN');
+    const tableTaken = holder.query('LOCK TABLE payout_batches IN ACCESS EXCLUSIVE MODE');
+    tableTaken.catch(() => {}); // ended by the restore
+    const onBatches = `l.relation = 'payout_batches'::regclass`;
+    await eventually(() => db.query<{ n: number }>(waiting(onBatches)), (r) => r.rows[0]!.n > 0);
+    await gate.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+    await tableTaken;
     expect(await payoutRow(db, order!.orderId)).toMatchObject({ status: 'batched' });
-    const waitingOnBatches = `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'payout_batches' AND NOT l.granted`;
-    await eventually(() => db.query<{ n: number }>(waitingOnBatches), (r) => r.rows[0]!.n > 0);
+    await eventually(() => db.query<{ n: number }>(waiting(onBatches)), (r) => r.rows[0]!.n > 0);
 
     // The restore forgets the join (and the batch); Temporal remembers the run's.
     await restoreDatabase(url, snap, { exclusive: true });
-    await holder.end().catch(() => {});
+    await Promise.all([holder.end().catch(() => {}), gate.end().catch(() => {})]);
     expect(await payoutRow(db, order!.orderId)).toMatchObject({ status: 'pending' });
 
     const result = await runResult(order!.orderId);
