@@ -91,7 +91,7 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
    * run follows the completed one. A crash between the close and the mark leaves an open batch payout
    * under a completed run, which the next sweep marks and wakes as any other. */
   async function closeForgottenBatch(client: Client, taskQueue: string, batchId: string): Promise<'running' | 'closed'> {
-    const payout = await closePayoutBatch(db, batchId, config.PAYOUT_ATTEMPT_CAP);
+    const payout = await closePayoutBatch(db, batchId, config.PAYOUT_ATTEMPT_CAP, { providerMayKnow: true });
     // No payout, or one already final: the run closed and paid it between our read and its describe.
     if (!payout || !(await markProviderMayKnow(db, batchId))) return 'closed';
     logger.warn({ batchId, payoutId: payout.id }, 'an open batch under a completed run (a restored database): closed again; its payout asks the provider first');

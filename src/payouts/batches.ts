@@ -192,8 +192,9 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
 
 /** Closes the batch (idempotent): no order joins it after this commits, and its sum gets the payouts
  * row that carries the transfer, keyed by the batch id (also its first idempotency key). Null: the
- * batch has no orders (nothing to pay). */
-export async function closePayoutBatch(db: Db, batchId: string, attemptCap: number): Promise<PayoutView | null> {
+ * batch has no orders (nothing to pay). `providerMayKnow`: a close made again after a restore (the
+ * payout asks the provider by its note before any send). */
+export async function closePayoutBatch(db: Db, batchId: string, attemptCap: number, opts: { providerMayKnow?: boolean } = {}): Promise<PayoutView | null> {
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ status: string; vendor_id: string }>('SELECT status, vendor_id FROM payout_batches WHERE id = $1 FOR UPDATE', [batchId]);
     const batch = rows[0];
@@ -211,6 +212,9 @@ export async function closePayoutBatch(db: Db, batchId: string, attemptCap: numb
            VALUES ($5::uuid, NULL, $1, $2, $3, $4, $1)`, [batchId, batch.vendor_id, sum[0]!.account, sum[0]!.paise, payoutIdOf(batchId)]);
       }
       await tx.query(`UPDATE payout_batches SET status = 'closed', closed_at = now() WHERE id = $1`, [batchId]);
+      // Closed again after a restore: marked in the same commit, so a member coming back to it never
+      // meets its payout unmarked.
+      if (opts.providerMayKnow) await markProviderMayKnow(tx, batchId);
     }
     return findPayoutByOrder(tx, batchId, attemptCap);
   });
