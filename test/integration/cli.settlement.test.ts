@@ -2,9 +2,11 @@
  * run a period for three vendors (one owes money back and is carried forward), show the batch, write
  * the bank file, record a line paid, import the bank's response for the other, and the bad-input
  * exits (2) that change nothing. */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { istDateOf } from '../../src/domain/calendar';
 import { runPayoutsCli } from '../support/payoutsCli';
 import { cashOrder, fundedEmployer, offlineVendor, subsidisedOrder, type OfflineVendor } from './offlineOrders';
@@ -59,6 +61,16 @@ describe('payouts settlement (CLI)', () => {
     const bankFile = await fs.readFile(file, 'utf8');
     expect(bankFile).toContain(`${first.reference},Idli Express,${vendors[0]!.accountNumber},HDFC0001234,135.00,13500`);
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    // Never where git would track it: refused in a work tree (nothing written), fine once ignored.
+    const repo = path.join(dir, 'repo');
+    await fs.mkdir(repo);
+    await promisify(execFile)('git', ['init', '--quiet', repo]);
+    const tracked = await cli('settlement', 'bank-file', batchId, '--out', path.join(repo, 'bank.csv'));
+    expect([tracked.code, tracked.stderr]).toEqual([2, expect.stringContaining(`refusing to write vendors' account numbers to ${path.join(repo, 'bank.csv')}: it is inside a git work tree and git does not ignore it`)]);
+    await expect(fs.stat(path.join(repo, 'bank.csv'))).rejects.toThrow(/ENOENT/);
+    await fs.writeFile(path.join(repo, '.gitignore'), '*-bank-file.csv\n');
+    const ignored = await cli('settlement', 'bank-file', batchId, '--out', path.join(repo, 'december-bank-file.csv'));
+    expect([ignored.code, ignored.stdout.trim()]).toEqual([0, `${path.join(repo, 'december-bank-file.csv')}: 2 payments for the bank (upload it to the bank's bulk-payment portal)`]);
 
     // Bad input: exit 2, nothing recorded.
     const badAmount = await cli('settlement', 'paid', first.reference, '--utr', 'ICICN2026120100007', '--paid-on', today, '--amount', '1,35.00');

@@ -10,6 +10,7 @@ import { rupeesToPaise } from '../../recon/bankStatementCsv';
 import { ApiError, type ApiClient, type SettlementBatch, type SettlementDecision } from './apiClient';
 import { readCsvArgument, refusedFile } from './bank';
 import { connect, Failure, isoDayFlag, UsageError } from './context';
+import { moneyFilePath } from './moneyFiles';
 import { renderTable, writeJson, writeLines, type Style } from './output';
 
 const FREEZE_WAIT_MS = 60_000;
@@ -54,12 +55,15 @@ export function registerSettlementCommands(program: Command): void {
   settlement.command('bank-file')
     .description("write the batch's bank bulk-payment file (its open lines, with account numbers: keep it safe)")
     .argument('<batch>', 'a batch id (stb_…)')
-    .option('-o, --output <file>', 'write here (default: <batch>-bank-file.csv in this folder)')
-    .action(async (batchId: string, opts: { output?: string }, cmd: Command) => {
+    .option('-o, --out <file>', 'write here (default: <batch>-bank-file.csv in this folder); refused where git would track it')
+    .addOption(settlement.createOption('--output <file>', 'the same as --out').hideHelp())
+    .action(async (batchId: string, opts: { out?: string; output?: string }, cmd: Command) => {
       const ctx = connect(cmd, 'finance');
+      // Checked before the download: a refused path leaves no download in the batch's audit.
+      const file = await moneyFilePath(opts.out ?? opts.output ?? `${batchId}-bank-file.csv`);
       const csv = await ctx.api.settlementBankFile(batchId);
-      const file = opts.output ?? `${batchId}-bank-file.csv`;
       await fs.writeFile(file, csv, { mode: 0o600 });
+      await fs.chmod(file, 0o600); // a file that was there keeps its mode through writeFile
       const rows = csv.trim().split(/\r?\n/).length - 1;
       if (ctx.json) return writeJson({ batchId, file, rows });
       writeLines([`${file}: ${rows} payment${rows === 1 ? '' : 's'} for the bank (upload it to the bank's bulk-payment portal)`]);
