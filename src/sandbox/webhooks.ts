@@ -117,7 +117,10 @@ export class WebhookDispatcher {
       event,
       contains: Object.keys(payload),
       payload: Object.fromEntries(Object.entries(payload).map(([name, entity]) => [name, { entity: structuredClone(entity) }])),
-      created_at: this.opts.clock.nowSec(),
+      // Razorpay stamps an event when it sends it. A clock moved ahead (to play a settlement day)
+      // still sends now: the receiver never meets an event from its future. One moved back keeps
+      // its time (an old event is a case the receiver must judge).
+      created_at: Math.min(this.opts.clock.nowSec(), Math.floor(Date.now() / 1000)),
     };
     const record: WebhookEventRecord = { id: newId('evt'), event, body: JSON.stringify(envelope), deliveredAt: null, attempts: 0 };
     this.records.push(record);
