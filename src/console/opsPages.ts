@@ -15,7 +15,7 @@ import { decideOnPayout, decisionNotTaken } from '../payouts/humanQueue';
 import { pauseTransfers, readTransferSwitch, requestsPastTheGate, setTransfersPaused, type InFlightRequests } from '../payouts/killSwitch';
 import { readBacklogReport, type BacklogReport } from '../payouts/backlog';
 import { listHumanQueue } from '../payouts/queue';
-import { explainPayoutCode } from '../payouts/reasons';
+import { decidedByWords, explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../payouts/afterDecision';
 import { awaitsHuman, statusesAllowing } from '../payouts/stateMachine';
@@ -125,7 +125,7 @@ ${backlogSection(backlog)}
 <table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
 <tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">
 <td><a href="/console/payouts/${i.orderId}">${i.orderId}</a></td><td>${i.vendorId}</td><td>${i.status}</td><td class="num">${i.amount.rupees}</td>
-<td>${i.reason.words}${i.reason.code ? html`<br><code>${i.reason.code}</code>` : ''}</td><td>${i.reason.nextStep}</td><td class="num">${formatAge(i.ageSeconds)}</td><td class="num">${i.attempts}</td>
+<td>${i.reason.words}${i.reason.code ? html`<br><code>${i.reason.code}</code> · decided by ${decidedByWords(i.reason.decidedBy)}` : ''}</td><td>${i.reason.nextStep}</td><td class="num">${formatAge(i.ageSeconds)}</td><td class="num">${i.attempts}</td>
 <td><a href="${i.webUiUrl}" target="_blank" rel="noopener">Web UI<span class="skip"> run of ${i.orderId}</span></a></td>
 <td>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${i.orderId}/decide/${PATH_OF_ACTION[a]}" aria-label="${ACTION_WORDS[a].label}: ${i.orderId}">${ACTION_WORDS[a].label}</a> `)}</td></tr>`)}</tbody></table>
 ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are shown.</p>` : ''}`,
@@ -174,7 +174,7 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
 <tr><th scope="row">Amount</th><td>${formatRupees(payout.amountPaise)}</td></tr>
 <tr><th scope="row">Vendor / linked account</th><td>${payout.vendorId} / <code>${payout.linkedAccountId}</code></td></tr>
 <tr><th scope="row">Attempts</th><td>${payout.attempts} of ${payout.attemptLimit}</td></tr>
-<tr><th scope="row">Last code</th><td><code>${payout.lastCode ?? '—'}</code>${reason ? html` — ${reason.words}. Next: ${reason.nextStep}` : ''}</td></tr>
+<tr><th scope="row">Last code</th><td><code>${payout.lastCode ?? '—'}</code>${reason ? html` — ${reason.words} (decided by ${decidedByWords(reason.decidedBy)}). Next: ${reason.nextStep}` : ''}</td></tr>
 <tr><th scope="row">Provider transfer</th><td><code>${payout.providerTransferId ?? '—'}</code>${payout.externalReference ? html` · external reference <code>${payout.externalReference}</code>` : ''}</td></tr>
 </tbody></table>
 ${waiting ? html`<p>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[a]}">${ACTION_WORDS[a].label}</a> `)}</p>` : ''}

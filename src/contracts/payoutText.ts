@@ -1,7 +1,7 @@
 /** What the Temporal Web UI shows for a payout run: a static summary at start and current details
  * that say the state and the next step. Pure, shared by the starter and the workflow. */
 import { formatRupees } from '../domain/money';
-import { explainPayoutCode } from '../payouts/reasons';
+import { decidedByWords, explainPayoutCode } from '../payouts/reasons';
 import type { PayoutView } from './payout';
 
 export function payoutSummary(p: { amountPaise: number; vendorId: string; orderId: string }): string {
@@ -36,7 +36,7 @@ export function payoutDetails(view: PayoutView | null, situation: PayoutSituatio
       return [
         `${head}`,
         '',
-        `**Waiting for ops.** ${why.words}${view.lastCode ? ` (\`${view.lastCode}\`)` : ''}.`,
+        `**Waiting for ops.** ${why.words}${view.lastCode ? ` (\`${view.lastCode}\`, decided by ${decidedByWords(why.decidedBy)})` : ''}.`,
         `Next: ${why.nextStep}.`,
         '',
         'Decide through the API with an `ops` key (a signal sent from here changes nothing):',

@@ -19,16 +19,21 @@ const LIST_PAGE = 100;
 const RECON_PAGE = 1000;
 
 function failureOf(operation: ProviderEndpoint, result: Extract<SdkCallResult<unknown>, { ok: false }>): FailedOutcome {
-  // The SDK rejects with plain objects without `.message`: log the whole thing.
-  logger.error({ component: 'gateway', err: result.failure, transport: result.transportError, operation }, 'razorpay call failed');
+  // The SDK rejects with plain objects without `.message`: log the whole thing. A definite answer
+  // (a 4xx with Razorpay's code) is the caller's to judge and say in words (a rejected transfer is
+  // parked and logged as such): here it is an info line; no answer, or one we cannot read, is an error.
+  const fields = { component: 'gateway', err: result.failure, transport: result.transportError, operation };
   let outcome: FailedOutcome;
   try {
     outcome = classifyFailure(result.failure, result.transportError);
   } catch (err) {
+    logger.error(fields, 'razorpay call failed');
     // A 4xx without a code still was a call; anything else rethrown here never reached the provider.
     if (err instanceof ProviderContractError) countProviderCall(operation, 'contract_error');
     throw err;
   }
+  if (outcome.type === 'rejected') logger.info({ ...fields, code: outcome.error.code }, 'razorpay refused the call');
+  else logger.error(fields, 'razorpay call failed');
   countProviderCall(operation, callOutcomeOf(outcome));
   return outcome;
 }

@@ -5,7 +5,7 @@ import { payoutWorkflowId } from '../contracts/payout';
 import type { Db } from '../db/pool';
 import { keysetCursorSchema } from '../db/keysetCursor';
 import { formatRupees } from '../domain/money';
-import { explainPayoutCode } from './reasons';
+import { explainPayoutCode, type DecidedBy } from './reasons';
 
 const AGE = /^(\d{1,6})(m|h|d)$/;
 const SECONDS = { m: 60, h: 3_600, d: 86_400 } as const;
@@ -33,7 +33,7 @@ export interface QueueItem {
   linkedAccountId: string;
   status: 'parked' | 'review';
   amount: { paise: number; rupees: string };
-  reason: { code: string | null; words: string; nextStep: string };
+  reason: { code: string | null; words: string; nextStep: string; decidedBy: DecidedBy };
   waitingSince: string;
   ageSeconds: number;
   attempts: number;

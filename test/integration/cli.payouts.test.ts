@@ -120,7 +120,7 @@ describe('the payouts CLI against a running stack', () => {
       const run = await ops(['show', orderId], { PAYOUTS_TEMPORAL_UI_URL: 'http://127.0.0.1:8233' });
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`for order ${orderId}: parked`);
-      expect(run.stdout).toContain(`reason      the vendor's linked account is suspended at Razorpay (${SUSPENDED})`);
+      expect(run.stdout).toContain(`reason      the vendor's linked account is suspended at Razorpay (${SUSPENDED}, decided by Razorpay)`);
       expect(run.stdout).toContain('next step   ask the vendor to resolve the suspension with Razorpay, then retry; or pay offline');
       expect(run.stdout).toContain(`payouts retry ${orderId} --reason`);
       expect(run.stdout).toContain(`http://127.0.0.1:8233/namespaces/default/workflows/payout-${orderId}`);

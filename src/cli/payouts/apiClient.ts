@@ -46,7 +46,7 @@ const int = z.number().int();
 const queueItemSchema = z.looseObject({
   orderId: text, payoutId: text, vendorId: text, linkedAccountId: text, status: text,
   amount: z.looseObject({ paise: int, rupees: text }),
-  reason: z.looseObject({ code: nullableText, words: text, nextStep: text }),
+  reason: z.looseObject({ code: nullableText, words: text, nextStep: text, decidedBy: z.enum(['razorpay', 'app']).optional() }),
   waitingSince: text, ageSeconds: z.number(), attempts: int,
   lastAttempt: z.looseObject({ outcome: text, providerCode: nullableText, at: text }).nullable(),
   workflowId: text, webUiUrl: text,
@@ -69,7 +69,7 @@ export type Batch = z.infer<typeof batchSchema>;
 
 const payoutDetailSchema = z.looseObject({
   payout: payoutSchema,
-  reason: z.looseObject({ code: nullableText, words: text, nextStep: text }).optional(),
+  reason: z.looseObject({ code: nullableText, words: text, nextStep: text, decidedBy: z.enum(['razorpay', 'app']).optional() }).optional(),
   order: z.looseObject({
     orderId: text, totalPaise: int, subsidyPaise: int, customerSharePaise: int, commissionBps: int, commissionPaise: int, vendorNetPaise: int,
     paymentMethod: text, status: text, paidVia: nullableText, paidAt: nullableText,

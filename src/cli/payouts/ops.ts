@@ -3,6 +3,7 @@
 import type { Command } from 'commander' with { 'resolution-mode': 'import' };
 import type { OpsAction } from '../../contracts/payout';
 import { formatRupees } from '../../domain/money';
+import { decidedByWords } from '../../payouts/reasons';
 import { transferIdSchema } from '../../domain/schemas';
 import { allPages, type BatchWithOrders, type BulkDecision, type PauseAnswer, type PayoutDetail, type QueueItem, type TransferSwitch } from './apiClient';
 import { connect, Failure, isoDayFlag, UsageError, type CommandContext } from './context';
@@ -187,7 +188,7 @@ export function payoutLines(d: PayoutDetail, webUi: string | null, style: Style)
     `  attempts    ${p.attempts} of ${p.attemptLimit}${p.providerTransferId ? `; transfer ${p.providerTransferId}` : ''}${p.externalReference ? `; paid externally, reference ${p.externalReference}` : ''}`,
   ];
   if (d.reason) {
-    lines.push(`  reason      ${d.reason.words}${d.reason.code ? ` (${d.reason.code})` : ''}`, `  next step   ${d.reason.nextStep}`);
+    lines.push(`  reason      ${d.reason.words}${d.reason.code ? ` (${d.reason.code}${d.reason.decidedBy ? `, decided by ${decidedByWords(d.reason.decidedBy)}` : ''})` : ''}`, `  next step   ${d.reason.nextStep}`);
     const id = shellQuote(p.orderId);
     const commands = [`retry ${id} --reason "…"`, `pay-offline ${id} --reason "…"`, `mark-paid ${id} --transfer trf_… --reason "…"`, `mark-paid ${id} --reference REF --reason "…"`, `cancel ${id} --reason "…"`];
     lines.push(...commands.map((c, i) => `  ${i === 0 ? 'commands' : ''}`.padEnd(14) + `payouts ${c}`));
