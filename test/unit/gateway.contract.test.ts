@@ -175,14 +175,17 @@ describe('direct transfers', () => {
     expect(await control.platformBalance()).toBe(balance - 8_100 - 25);
   });
 
-  test('when a rejection is logged, then the provider error is logged whole', async () => {
-    const spy = jest.spyOn(logger, 'error');
+  test('when a rejection is logged, then the provider error is logged whole, at info (a definite answer, for the caller to say in words), not as an error', async () => {
+    const info = jest.spyOn(logger, 'info');
+    const error = jest.spyOn(logger, 'error');
+    const rejectedIn = (spy: jest.SpyInstance) => spy.mock.calls.map((c) => c[0] as { err?: { statusCode?: number; error?: { code?: string } } }).find((o) => o?.err?.statusCode === 400);
     try {
       await gateway.createDirectTransfer(transferInput('acc_NoSuchAccount0', 500));
-      const logged = spy.mock.calls.map((c) => c[0] as { err?: { statusCode?: number; error?: { code?: string } } }).find((o) => o?.err?.statusCode === 400);
-      expect(logged?.err?.error).toMatchObject({ code: 'BAD_REQUEST_TRANSFER_INVALID_ACCOUNT_ID', description: 'Account ID provided for transfer is invalid', source: 'business', step: 'transfer_processing' });
+      expect(rejectedIn(info)?.err?.error).toMatchObject({ code: 'BAD_REQUEST_TRANSFER_INVALID_ACCOUNT_ID', description: 'Account ID provided for transfer is invalid', source: 'business', step: 'transfer_processing' });
+      expect(rejectedIn(error)).toBeUndefined();
     } finally {
-      spy.mockRestore();
+      info.mockRestore();
+      error.mockRestore();
     }
   });
 });
