@@ -102,7 +102,7 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     expect(queue.status).toBe(200);
     expect(queue.body.items).toEqual([expect.objectContaining({
       orderId, status: 'review', amount: { paise: NET, rupees: expect.any(String) },
-      reason: { code: 'CAPTURE_NOT_CONFIRMED', words: expect.stringMatching(/Razorpay does not confirm the capture/), nextStep: expect.stringMatching(/retry/) },
+      reason: { code: 'CAPTURE_NOT_CONFIRMED', words: expect.stringMatching(/Razorpay does not confirm the capture/), nextStep: expect.stringMatching(/retry/), decidedBy: 'app' },
     })]);
   });
 
