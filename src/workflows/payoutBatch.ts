@@ -12,7 +12,7 @@ import type { PayoutWorkflowResult } from '../contracts/payout';
 import { batchOrderJoinedSignal, closeBatchNowSignal, type PayoutBatchWorkflowInput } from '../contracts/payoutBatch';
 import { PayoutRun } from './payout/run';
 import { localDb, providerBudgetCalls } from './payout/proxies';
-import { runPayoutSteps, type PayoutContext } from './payout/steps';
+import { patchesUpFront, runPayoutSteps, type PayoutContext } from './payout/steps';
 
 export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Promise<PayoutWorkflowResult> {
   const run = new PayoutRun(input.batchId);
@@ -24,6 +24,8 @@ export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Prom
   setHandler(closeBatchNowSignal, ({ actor }) => { closeNow = true; run.note('batch', `closed early by ${actor}`); },
     { description: 'Close the batch now instead of at its cutoff, and pay it.' });
 
+  // Before the first local activity, as an order's run (payout/steps.ts patchesUpFront).
+  const upFront = patchesUpFront();
   const { policy, payout: already } = await localDb.startPayoutRun(input.batchId);
   if (!already) {
     run.explain();
@@ -41,6 +43,7 @@ export async function payoutBatchWorkflow(input: PayoutBatchWorkflowInput): Prom
     db: { readPayout: localDb.readPayout, claimPayout: localDb.claimBatchPayout, recordTransferOutcome: localDb.recordTransferOutcome },
     provider: providerBudgetCalls(policy),
     resolverBacksOff: true,
+    upFront,
   };
   run.publish(closed);
   return runPayoutSteps(ctx);

@@ -122,6 +122,7 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     expect(batch.cutoff_at.toISOString()).toBe(windowAt('hourly', new Date()).cutoff.toISOString());
     await recordHistory(client(), payoutWorkflowId(orders[0]!.orderId), 'payout-order-joins-batch');
     await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled');
+    await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled-patches-up-front');
   });
 
   test('when orders join while the batch closes, then each order is in exactly one batch, the closed sum is exactly its members, and a late order goes to the next window', async () => {

@@ -134,6 +134,7 @@ describe('payouts: the database restored to an earlier point', () => {
     expect(await attemptOutcomes(db, accepted.id)).toEqual(['unknown', 'recovered', 'settled']);
     expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
     await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-row-older-than-run');
+    await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-row-older-than-run-patches-up-front');
   });
 
   test('when the restored row is accepted under a transfer that failed inside the lost window, after which a fresh key paid (its run completed), then the payout asks the provider before its next send and finds that transfer', async () => {

@@ -201,6 +201,7 @@ describe('payouts: hardened money paths', () => {
     const audit = await db.query(`SELECT actor, action FROM review_actions WHERE payout_id = $1`, [order.payoutId]);
     expect(audit.rows).toEqual([{ actor: 'key:test-ops (asha)', action: 'pay_offline' }]);
     await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-pay-offline');
+    await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-pay-offline-patches-up-front');
   });
 
   test('when payouts sit in each status, then the open offline ledger lists only what no transfer may still pay, paused or not', async () => {

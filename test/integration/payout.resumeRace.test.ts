@@ -80,5 +80,6 @@ describe('payout: a resume racing the claim', () => {
     expect(await stack.sandbox.control.transfers({ recipient: account })).toHaveLength(1);
     await handle.result();
     await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-resumed-during-send');
+    await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-resumed-during-send-patches-up-front');
   }, 90_000);
 });

@@ -102,6 +102,7 @@ describe('payouts: exactly-once transfers through the sandbox', () => {
     const state = await handle(order.orderId).query(payoutStateQuery);
     expect(state.payout).toMatchObject({ status: 'settled', attempts: 1 });
     await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-happy-path');
+    await recordHistory(temporal.client, payoutWorkflowId(order.orderId), 'payout-happy-path-patches-up-front');
   });
 
   test('2. when the webhook seam and the sweep start the same payout 50 times concurrently, then one transfer is made', async () => {

@@ -25,7 +25,28 @@ export interface PayoutContext {
   provider: ProviderCalls;
   /** Whether a refused listing (429, 5xx) makes the resolver back off exponentially (issue 22). */
   resolverBacksOff: boolean;
+  /** The run's patches, evaluated before its first local activity (patchesUpFront); null for runs
+   * recorded before that, which call each patch where it stands. */
+  upFront: RunPatches | null;
 }
+
+/** Every patch a payout run takes after its start. A run evaluates them all before its first local
+ * activity: the SDK (1.24.0) replays a local activity that finished as a workflow task completed
+ * inside that task, where a patch called after it in the next task is not known yet, and the replay
+ * fails (test/unit/payout.replaySdkBug.test.ts). Runs recorded before this patch replay as they ran. */
+const PATCHES_UP_FRONT = 'payout-patches-up-front';
+const RUN_PATCHES = ['payout-local-db-steps', 'payout-provider-budget', 'payout-row-older-than-run', 'wait-while-transfers-paused', 'payout-resumes-counted'] as const;
+type RunPatch = (typeof RUN_PATCHES)[number];
+export type RunPatches = Record<RunPatch, boolean>;
+
+/** Call first in a run, before any activity. */
+export function patchesUpFront(): RunPatches | null {
+  if (!patched(PATCHES_UP_FRONT)) return null;
+  return Object.fromEntries(RUN_PATCHES.map((id) => [id, patched(id)])) as RunPatches;
+}
+
+/** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands. */
+const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : patched(id));
 
 /** The database steps the state machine takes. */
 export type PayoutDbCalls = Pick<PayoutCalls, 'readPayout' | 'claimPayout' | 'recordTransferOutcome'>;
@@ -44,17 +65,18 @@ const BATCH_MISSING = 'PayoutBatchMissing';
 /** Reads the policy (and, for new runs, the row) and publishes where the payout stands. Runs started
  * before issue 12 replay their remote activities; new runs read both in one local step. */
 export async function openPayoutRun(input: PayoutWorkflowInput, run: PayoutRun): Promise<PayoutContext> {
-  const cheap = patched('payout-local-db-steps');
+  const upFront = patchesUpFront();
+  const cheap = isPatched(upFront, 'payout-local-db-steps');
   const db = cheap ? localDb : remoteDb;
   let firstRead: PayoutView | null | undefined;
   let policy: PayoutPolicy;
   if (cheap) ({ policy, payout: firstRead } = await localDb.startPayoutRun(input.orderId));
   else policy = await remoteDb.readPayoutPolicy();
   // One patch for the provider budget: the task queues and the resolver's backoff change together.
-  const budgeted = patched('payout-provider-budget');
+  const budgeted = isPatched(upFront, 'payout-provider-budget');
   const provider = budgeted ? providerBudgetCalls(policy) : workflowQueueCalls(policy);
   const restart = () => continueAsNew<(input: PayoutWorkflowInput) => Promise<PayoutWorkflowResult>>(input);
-  const ctx: PayoutContext = { key: input.orderId, restart, run, policy, db, provider, resolverBacksOff: budgeted };
+  const ctx: PayoutContext = { key: input.orderId, restart, run, policy, db, provider, resolverBacksOff: budgeted, upFront };
   run.publish(firstRead !== undefined ? firstRead : await db.readPayout(input.orderId));
   return ctx;
 }
@@ -79,7 +101,7 @@ export const claimAndSend: PayoutStep = async (ctx) => {
   await waitForNextAttempt(ctx);
   const resumesBeforeClaim = run.resumes;
   // A row older than this run's history: the claim marks it, and its send asks the provider first.
-  const rowOlderThanRun = run.rowOlderThanRun && patched('payout-row-older-than-run');
+  const rowOlderThanRun = run.rowOlderThanRun && isPatched(ctx.upFront, 'payout-row-older-than-run');
   const claim = await db.claimPayout(orderId, ...(rowOlderThanRun ? [{ rowOlderThanRun }] : []));
   if (rowOlderThanRun) run.note('restore', 'the row is older than this run\'s history: its send asks the provider first');
   if (claim.kind === 'claimed') run.rowOlderThanRun = false;
@@ -93,7 +115,7 @@ export const claimAndSend: PayoutStep = async (ctx) => {
   if (claim.kind === 'paused') {
     // Runs started before this change failed here (the sweep started a new run after resume);
     // a routine pause no longer shows as failed runs: the run waits and the resume wakes it.
-    if (!patched('wait-while-transfers-paused')) {
+    if (!isPatched(ctx.upFront, 'wait-while-transfers-paused')) {
       throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers are paused; the payout stays pending for the sweep', nonRetryable: true });
     }
     run.publish(claim.payout);
@@ -233,7 +255,7 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
     if (sent.reason === 'transfers_paused') {
       // Runs recorded before paused runs waited failed here, and the sweep started a new run after
       // the resume: their histories replay that way (the claim's pause path took the same patch).
-      if (!patched('wait-while-transfers-paused')) {
+      if (!isPatched(ctx.upFront, 'wait-while-transfers-paused')) {
         run.publish(now);
         throw ApplicationFailure.create({ type: TRANSFERS_PAUSED, message: 'direct transfers were paused before the request was sent; the payout stays pending for the sweep', nonRetryable: true });
       }
@@ -249,10 +271,10 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
 
 /** Transfers are paused: wait for a resume heard since `resumesBefore` (counted before the step that
  * found the pause), or re-check now and then, instead of failing the run. */
-async function waitWhilePaused({ run, policy }: PayoutContext, resumesBefore: number): Promise<void> {
+async function waitWhilePaused({ run, policy, upFront }: PayoutContext, resumesBefore: number): Promise<void> {
   run.note('switch', 'transfers paused: waiting for resume');
   run.explain('waiting_for_resume');
-  if (patched('payout-resumes-counted')) {
+  if (isPatched(upFront, 'payout-resumes-counted')) {
     await condition(() => run.resumes > resumesBefore, policy.humanRecheckMs);
     return;
   }
