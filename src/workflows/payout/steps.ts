@@ -30,10 +30,12 @@ export interface PayoutContext {
   upFront: RunPatches | null;
 }
 
-/** Every patch a payout run takes after its start. A run evaluates them all before its first local
- * activity: the SDK (1.24.0) replays a local activity that finished as a workflow task completed
- * inside that task, where a patch called after it in the next task is not known yet, and the replay
- * fails (test/unit/payout.replaySdkBug.test.ts). Runs recorded before this patch replay as they ran. */
+/** Every patch a payout run takes after its start. The SDK (1.24.0) replays a local activity that
+ * finished as a workflow task completed inside that task, where a patch called after it in the next
+ * task is not known yet, and the replay fails (test/unit/payout.replaySdkBug.test.ts). So a run asks
+ * one patch before its first local activity: a run that has it was started by code with all of those
+ * below, so each is taken as true without a marker of its own (one marker where new runs wrote two to
+ * five). Runs recorded before it replay as they ran, asking each patch where it stood. */
 const PATCHES_UP_FRONT = 'payout-patches-up-front';
 const RUN_PATCHES = ['payout-local-db-steps', 'payout-provider-budget', 'payout-row-older-than-run', 'wait-while-transfers-paused', 'payout-resumes-counted'] as const;
 type RunPatch = (typeof RUN_PATCHES)[number];
@@ -42,7 +44,7 @@ export type RunPatches = Record<RunPatch, boolean>;
 /** Call first in a run, before any activity. */
 export function patchesUpFront(): RunPatches | null {
   if (!patched(PATCHES_UP_FRONT)) return null;
-  return Object.fromEntries(RUN_PATCHES.map((id) => [id, patched(id)])) as RunPatches;
+  return Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as RunPatches;
 }
 
 /** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands. */
