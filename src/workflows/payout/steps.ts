@@ -35,7 +35,9 @@ export interface PayoutContext {
  * task is not known yet, and the replay fails (test/unit/payout.replaySdkBug.test.ts). So a run asks
  * one patch before its first local activity: a run that has it was started by code with all of those
  * below, so each is taken as true without a marker of its own (one marker where new runs wrote two to
- * five). Runs recorded before it replay as they ran, asking each patch where it stood. */
+ * five). Runs recorded before it replay as they ran, asking each patch where it stood. A later patch
+ * needs a marker of its own asked before this one, standing for it and these: what a recorded marker
+ * stands for never changes. */
 const PATCHES_UP_FRONT = 'payout-patches-up-front';
 const RUN_PATCHES = ['payout-local-db-steps', 'payout-provider-budget', 'payout-row-older-than-run', 'wait-while-transfers-paused', 'payout-resumes-counted'] as const;
 type RunPatch = (typeof RUN_PATCHES)[number];
