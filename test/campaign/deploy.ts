@@ -1,8 +1,8 @@
 /** The campaign's rolling deploy (--rolling-deploy; issue 23 item 5): the topology's workers start
  * as the previous build and are replaced, one at a time mid-run, by this checkout's build. The
  * previous build is this commit with one shipped workflow change taken out
- * (`deploy/previous-build.patch`: the payout's `patched('payout-local-db-steps')` branch, which
- * changes the first commands of every payout run), checked out beside the project as a git
+ * (`deploy/previous-build.patch`: the payout's `payout-patches-up-front` patch, which changes the
+ * first commands of every payout run), checked out beside the project as a git
  * worktree. The checker then reads every worker's log for a nondeterminism error. */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /** Issue 23, item 5: a rolling deploy of a workflow change while payouts are in flight. The
  * production topology's workers start as the previous build (this commit without its
- * `payout-local-db-steps` branch: test/campaign/deploy/previous-build.patch, a git worktree), with
+ * up-front patch, `payout-patches-up-front`: test/campaign/deploy/previous-build.patch, a git worktree), with
  * Worker Versioning; payouts start on it and wait for their transfers to settle; the workers are
  * replaced one at a time by this build, which is made current once its first worker polls. The
  * runs started on the old build finish on the new one (it replays them through the old branch),
