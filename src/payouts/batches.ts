@@ -29,6 +29,8 @@ const MAX_WINDOWS_SKIPPED = 1_000;
 interface ScheduledOrderRow {
   employer_id: string; vendor_id: string; paid_at: Date | null;
   payout_schedule: PayoutSchedule | null; payout_cutoff_ist: string | null;
+  /** The database's clock (the transaction's), read with the order: batches close by it. */
+  db_now: Date;
 }
 
 /** The batch an order belongs to, if any. */
@@ -42,9 +44,7 @@ export async function batchOfOrder(db: Pick<Db, 'query'>, orderId: string): Prom
  * batch of the window open now: created if new, held FOR SHARE. No order joins a batch past its
  * cutoff, closed or not: its close may have paid it in a window a restored database forgot (issue 36,
  * finding 8), and the provider's sum has no room for a newcomer. */
-async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: string }, first: BatchWindow, dailyCutoff: string): Promise<{ id: string; cutoffAt: Date }> {
-  const { rows: clock } = await tx.query<{ now: Date }>('SELECT now() AS now');
-  const now = clock[0]!.now;
+async function openBatchFrom(tx: Tx, pair: { employerId: string; vendorId: string }, first: BatchWindow, dailyCutoff: string, now: Date): Promise<{ id: string; cutoffAt: Date }> {
   let w = first.cutoff.getTime() <= now.getTime() ? windowAt(first.schedule, now, dailyCutoff) : first;
   for (let skipped = 0; skipped < MAX_WINDOWS_SKIPPED; skipped += 1, w = nextWindow(w, dailyCutoff)) {
     const id = batchIdOf(pair, w);
@@ -156,7 +156,7 @@ async function rejoinEarlierBatch(tx: Tx, payout: PayoutView, order: ScheduledOr
 export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureCheck, policy: RetryPolicy & { attemptCap: number }): Promise<JoinResult> {
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query<ScheduledOrderRow>(
-      `SELECT o.employer_id, o.vendor_id, o.paid_at, ev.payout_schedule, ev.payout_cutoff_ist::text
+      `SELECT o.employer_id, o.vendor_id, o.paid_at, ev.payout_schedule, ev.payout_cutoff_ist::text, now() AS db_now
          FROM orders o LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
         WHERE o.id = $1 FOR SHARE OF o`, [orderId]);
     const found = await findPayoutByOrder(tx, orderId, policy.attemptCap);
@@ -185,7 +185,7 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     if (back) return back;
     const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
     const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
-    const batch = await openBatchFrom(tx, pair, windowAt(schedule, order.paid_at, dailyCutoff), dailyCutoff);
+    const batch = await openBatchFrom(tx, pair, windowAt(schedule, order.paid_at, dailyCutoff), dailyCutoff, order.db_now);
     return addMember(tx, payout, batch.id, batch.cutoffAt, policy.attemptCap);
   });
 }
