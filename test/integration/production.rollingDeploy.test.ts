@@ -78,6 +78,8 @@ describe('a rolling deploy of a workflow change with payouts in flight (Worker V
       const transfers = await topology.sandbox.transfers({ recipient: o.account });
       expect(transfers).toHaveLength(1);
       expect(transfers[0]).toMatchObject({ amount: VENDOR_NET, status: 'processed', notes: { order_id: o.orderId } });
+      // The row settles in the run's last activity; the run completes on its next task.
+      await client.workflow.getHandle(payoutWorkflowId(o.orderId)).result();
       const done = await client.workflow.getHandle(payoutWorkflowId(o.orderId)).describe();
       expect(done.status.name).toBe('COMPLETED');
       // Its last task ran on the new build.
