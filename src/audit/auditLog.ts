@@ -1,7 +1,7 @@
 /** One audit trail across capabilities, read-only: payout decisions and the kill switch
  * (review_actions), recon resolutions, bank statement imports, cash confirmations, cancelled and
  * expired orders, API key changes, vendors' bank details (masked), and settlement runs and their
- * lines' decisions, employees registered with their employer, each with the principal that
+ * lines' decisions, employees registered with their employer, set-aside webhooks acknowledged, each with the principal that
  * did it (`key:<name>`, and the person when X-Actor said). */
 import { z } from 'zod';
 import type { Db } from '../db/pool';
@@ -19,7 +19,7 @@ export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export interface AuditEntry {
   at: string;
   actor: string;
-  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key' | 'bank_details' | 'settlement' | 'employee';
+  kind: 'payout_decision' | 'kill_switch' | 'recon_resolution' | 'bank_statement_import' | 'cash_confirmation' | 'order_status' | 'api_key' | 'bank_details' | 'settlement' | 'employee' | 'webhook_quarantine';
   action: string;
   subject: string | null;
   reason: string | null;
@@ -58,6 +58,9 @@ export async function readAuditLog(db: Pick<Db, 'query'>, filter: AuditFilter): 
          FROM settlement_actions s LEFT JOIN settlement_lines l ON l.id = s.line_id
        UNION ALL
        SELECT e.registered_at, e.registered_by, 'employee', 'register', e.id, NULL, e.employer_id FROM employees e
+       UNION ALL
+       SELECT q.acknowledged_at, q.acknowledged_by, 'webhook_quarantine', 'acknowledge', q.event_id, q.acknowledgement, q.event_type
+         FROM quarantined_webhooks q WHERE q.acknowledged_at IS NOT NULL
      ) audit
      WHERE ($1::date IS NULL OR at >= ($1::date::timestamp AT TIME ZONE 'Asia/Kolkata'))
        AND ($2::date IS NULL OR at < (($2::date + 1)::timestamp AT TIME ZONE 'Asia/Kolkata'))

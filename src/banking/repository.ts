@@ -120,3 +120,38 @@ export async function recordChange(tx: Tx, c: BankDetailChange): Promise<void> {
     [c.vendorId, c.action, c.actor, c.beneficiaryName, c.ifsc, c.accountMasked, c.keyId],
   );
 }
+
+export interface VendorBankDetailsEntry {
+  vendorId: string;
+  vendorName: string;
+  /** Paid by Route transfers when set; bank details pay what is owed offline. */
+  linkedAccountId: string | null;
+  details: MaskedBankDetails | null;
+}
+
+/** Every vendor (or those whose id or name contains `search`), by id, with its masked bank details
+ * or none; and how many match, how many of them have details. */
+export async function listVendorBankDetails(q: Queryable, filter: { search?: string; limit: number }): Promise<{ vendors: VendorBankDetailsEntry[]; matching: number; withDetails: number }> {
+  const where = `($1::text IS NULL OR v.id ILIKE '%' || $1 || '%' OR v.name ILIKE '%' || $1 || '%')`;
+  const [list, counts] = await Promise.all([
+    q.query<Row & { id: string; name: string; linked_account_id: string | null }>(
+      `SELECT v.id, v.name, v.linked_account_id, d.* FROM vendors v LEFT JOIN vendor_bank_details d ON d.vendor_id = v.id WHERE ${where} ORDER BY v.id LIMIT $2`,
+      [filter.search ?? null, filter.limit]),
+    q.query<{ matching: number; with_details: number }>(
+      `SELECT count(*)::int AS matching, count(d.vendor_id)::int AS with_details FROM vendors v LEFT JOIN vendor_bank_details d ON d.vendor_id = v.id WHERE ${where}`,
+      [filter.search ?? null]),
+  ]);
+  return {
+    vendors: list.rows.map((r) => ({ vendorId: r.id, vendorName: r.name, linkedAccountId: r.linked_account_id, details: r.vendor_id ? masked(r) : null })),
+    matching: counts.rows[0]!.matching, withDetails: counts.rows[0]!.with_details,
+  };
+}
+
+export interface BankDetailChangeEntry extends BankDetailChange { at: string }
+
+/** A vendor's bank detail changes, newest first (masked: the change log holds no account number). */
+export async function bankDetailChanges(q: Queryable, vendorId: string): Promise<BankDetailChangeEntry[]> {
+  const { rows } = await q.query<{ vendor_id: string; action: BankDetailChange['action']; actor: string; beneficiary_name: string; ifsc: string; account_masked: string; key_id: string; created_at: Date }>(
+    'SELECT vendor_id, action, actor, beneficiary_name, ifsc, account_masked, key_id, created_at FROM vendor_bank_detail_changes WHERE vendor_id = $1 ORDER BY id DESC LIMIT 100', [vendorId]);
+  return rows.map((r) => ({ vendorId: r.vendor_id, action: r.action, actor: r.actor, beneficiaryName: r.beneficiary_name, ifsc: r.ifsc, accountMasked: r.account_masked, keyId: r.key_id, at: r.created_at.toISOString() }));
+}

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ApiKeyNameTaken, listApiKeys, mintApiKey, revokeApiKey } from '../auth/apiKeys';
 import { roleSchema } from '../auth/roles';
 import { loadConfig } from '../config/config';
+import { formatIst } from '../domain/istTime';
 import { createPool, poolOptionsFrom } from '../db/pool';
 
 class UsageError extends Error {}
@@ -50,7 +51,7 @@ async function main(argv: string[]): Promise<void> {
       if (values.json) return print(JSON.stringify(keys));
       if (keys.length === 0) return print('no API keys');
       print(['id', 'name', 'roles', 'minted by', 'created', 'revoked'].join('\t'));
-      for (const k of keys) print([k.id, k.name, k.roles.join(','), k.mintedBy, k.createdAt, k.revokedAt ? `${k.revokedAt} by ${k.revokedBy}` : '-'].join('\t'));
+      for (const k of keys) print([k.id, k.name, k.roles.join(','), k.mintedBy, formatIst(k.createdAt), k.revokedAt ? `${formatIst(k.revokedAt)} by ${k.revokedBy}` : '-'].join('\t'));
     } else {
       const revoked = await revokeApiKey(db, target!, by);
       if (!revoked) throw new Error(`no live API key named or with id ${target}`);

@@ -6,7 +6,12 @@ import { publicRoute, type RouteAuth } from '../auth/routeAuth';
 import type { PlainRole } from '../auth/roles';
 import type { ConsoleSession } from './session';
 
-export type ConsoleAccess = 'anyone' | 'signed-in' | PlainRole;
+/** Who may open a console page: anyone, any signed-in key, or a key with one of the roles. */
+export type ConsoleAccess = 'anyone' | 'signed-in' | PlainRole | readonly [PlainRole, ...PlainRole[]];
+
+/** The roles a page asks for (any one lets the key in); none for 'anyone' and 'signed-in'. */
+export const rolesOf = (access: ConsoleAccess): readonly PlainRole[] =>
+  access === 'anyone' || access === 'signed-in' ? [] : typeof access === 'string' ? [access] : access;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -6,6 +6,7 @@ import { csvSafe } from '../domain/schemas';
 import type { ReconProgress } from '../contracts/recon';
 import { reconWindowSchema } from '../contracts/reconWindow';
 import { formatRupees } from '../domain/money';
+import { formatIst } from '../domain/istTime';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { importBankStatement } from '../recon/bankStatementImport';
@@ -85,7 +86,7 @@ ${watch ? progressFragment(watch, live) : ''}
 <td>${r.from} → ${r.to}</td><td>${r.status}</td><td class="num">${r.rows_fetched}</td><td class="num">${r.summary?.matched ?? '—'}</td><td class="num">${r.summary?.exceptions ?? '—'}</td>
 <td class="num">${r.summary ? `${r.summary.opened ?? 0} / ${r.summary.cleared ?? 0}` : '—'}</td><td class="num">${r.open_count}</td>
 <td class="num">${rupees(r.open_expected === null ? null : Number(r.open_expected))}</td><td class="num">${rupees(r.open_actual === null ? null : Number(r.open_actual))}</td>
-<td>${r.started_at.toISOString().replace('T', ' ').slice(0, 19)} UTC</td><td><a href="/console/recon?watch=${r.workflow_id}">watch</a></td></tr>`)}</tbody></table>`,
+<td>${formatIst(r.started_at)}</td><td><a href="/console/recon?watch=${r.workflow_id}">watch</a></td></tr>`)}</tbody></table>`,
     }));
   });
 

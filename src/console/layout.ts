@@ -4,16 +4,19 @@ import type { PlainRole } from '../auth/roles';
 import { html, raw, type Html } from './html';
 import { csrfToken, type ConsoleSession } from './session';
 
-const NAV: Array<{ href: string; label: string; role: PlainRole }> = [
-  { href: '/console/recon', label: 'Recon runs', role: 'finance' },
-  { href: '/console/exceptions', label: 'Exceptions', role: 'finance' },
-  { href: '/console/bank-statements', label: 'Bank statements', role: 'finance' },
-  { href: '/console/statements', label: 'Vendor statements', role: 'finance' },
-  { href: '/console/settlement', label: 'Settlement runs', role: 'finance' },
-  { href: '/console/payouts', label: 'Payout queue', role: 'ops' },
+const NAV: Array<{ href: string; label: string; roles: readonly PlainRole[] }> = [
+  { href: '/console/recon', label: 'Recon runs', roles: ['finance'] },
+  { href: '/console/exceptions', label: 'Exceptions', roles: ['finance'] },
+  { href: '/console/bank-statements', label: 'Bank statements', roles: ['finance'] },
+  { href: '/console/statements', label: 'Vendor statements', roles: ['finance'] },
+  { href: '/console/settlement', label: 'Settlement runs', roles: ['finance'] },
+  { href: '/console/payouts', label: 'Payout queue', roles: ['ops'] },
+  { href: '/console/batches', label: 'Batches', roles: ['ops'] },
+  { href: '/console/webhooks/quarantine', label: 'Webhook quarantine', roles: ['ops'] },
+  { href: '/console/vendors/bank-details', label: 'Bank details', roles: ['admin', 'finance'] },
 ];
 
-export const navFor = (session: ConsoleSession) => NAV.filter((n) => session.principal.roles.includes(n.role));
+export const navFor = (session: ConsoleSession) => NAV.filter((n) => n.roles.some((r) => session.principal.roles.includes(r)));
 
 const STYLE = raw(`
 *{box-sizing:border-box}
@@ -21,10 +24,10 @@ body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-seri
 a{color:#0b57d0}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-9999px}.skip:focus{left:8px;top:8px;background:#fff;padding:6px 10px;z-index:9}
-header{display:flex;align-items:center;gap:24px;background:#14213d;color:#fff;padding:8px 20px}
-header a{color:#fff;text-decoration:none;padding:6px 8px;border-radius:4px}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 20px;background:#14213d;color:#fff;padding:8px 20px}
+header a{color:#fff;text-decoration:none;padding:6px 8px;border-radius:4px;white-space:nowrap}
 header a[aria-current=page]{background:#fca311;color:#14213d}
-header .who{margin-left:auto;display:flex;gap:12px;align-items:center;font-size:14px}
+header .who{margin-left:auto;display:flex;gap:12px;align-items:center;font-size:14px;white-space:nowrap}
 header strong{font-weight:600}
 main{max-width:1320px;margin:0 auto;padding:16px 20px}
 h1{font-size:22px;margin:4px 0 12px}h2{font-size:18px;margin:20px 0 8px}
@@ -66,12 +69,3 @@ ${session ? html`<div class="who"><span>Signed in as <strong data-testid="princi
 }
 
 export const csrfField = (session: ConsoleSession): Html => html`<input type="hidden" name="_csrf" value="${csrfToken(session)}">`;
-
-/** "3 d 4 h", "2 h 5 min", "40 s": how long a payout has waited. */
-export function formatAge(seconds: number): string {
-  const d = Math.floor(seconds / 86_400), h = Math.floor((seconds % 86_400) / 3_600), m = Math.floor((seconds % 3_600) / 60);
-  if (d) return `${d} d ${h} h`;
-  if (h) return `${h} h ${m} min`;
-  if (m) return `${m} min`;
-  return `${seconds} s`;
-}

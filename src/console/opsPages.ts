@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../contracts/payout';
 import { formatRupees } from '../domain/money';
+import { formatIst } from '../domain/istTime';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { orderView } from '../moneyin/orderView';
@@ -14,13 +15,15 @@ import { fetchTransferEvidence } from '../payouts/externalTransfer';
 import { decideOnPayout, decisionNotTaken } from '../payouts/humanQueue';
 import { pauseTransfers, readTransferSwitch, requestsPastTheGate, setTransfersPaused, type InFlightRequests } from '../payouts/killSwitch';
 import { readBacklogReport, type BacklogReport } from '../payouts/backlog';
-import { listHumanQueue } from '../payouts/queue';
+import { humanQueueTotals, listHumanQueue, type QueueTotals } from '../payouts/queue';
 import { decidedByWords, explainPayoutCode } from '../payouts/reasons';
 import { findPayoutByOrder } from '../payouts/repository';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../payouts/afterDecision';
 import { awaitsHuman, statusesAllowing } from '../payouts/stateMachine';
+import { batchSection } from './batchPages';
 import { html, type Html } from './html';
-import { csrfField, formatAge, page } from './layout';
+import { formatAge } from '../domain/durationWords';
+import { csrfField, page } from './layout';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
 
 const ACTION_OF_PATH: Record<string, OpsAction> = { retry: 'retry', 'mark-paid-externally': 'mark_paid_externally', 'pay-offline': 'pay_offline', cancel: 'cancel' };
@@ -44,7 +47,6 @@ const decisionBody = reasonBody.extend({
 
 const webUiUrl = (deps: ConsoleDeps, orderId: string): string =>
   `${deps.config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(payoutWorkflowId(orderId))}`;
-const when = (d: Date | string | null): string => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');
 
 const switchedQuery = z.object({ switched: z.enum(['paused', 'resumed']).optional(), inFlight: z.coerce.number().int().min(0).optional() });
 
@@ -60,41 +62,48 @@ function inFlightSection(live: InFlightRequests): Html {
   if (live.count === 0) return html`<p data-testid="in-flight">No request past the gate is waiting for an answer: nothing more can leave while paused.</p>`;
   return html`<div data-testid="in-flight"><p>${requestsWord(live.count)} past the gate still ${live.count === 1 ? 'has' : 'have'} no answer and may land (the oldest first):</p>
 <table><thead><tr><th scope="col">Order</th><th scope="col" class="num">Amount</th><th scope="col">Linked account</th><th scope="col">Claimed</th><th scope="col">Sent</th><th scope="col">Answer</th></tr></thead>
-<tbody>${live.payouts.map((p) => html`<tr><td><a href="/console/payouts/${p.orderId}">${p.orderId}</a></td><td class="num">${formatRupees(p.amountPaise)}</td><td><code>${p.linkedAccountId}</code></td><td>${when(p.claimedAt)}</td><td>${when(p.requestSentAt)}</td><td>${p.outcome ?? 'none yet'}</td></tr>`)}</tbody></table>
+<tbody>${live.payouts.map((p) => html`<tr><td><a href="/console/payouts/${p.orderId}">${p.orderId}</a></td><td class="num">${formatRupees(p.amountPaise)}</td><td><code>${p.linkedAccountId}</code></td><td>${formatIst(p.claimedAt)}</td><td>${formatIst(p.requestSentAt)}</td><td>${p.outcome ?? 'none yet'}</td></tr>`)}</tbody></table>
 ${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.payouts.length} of ${live.count} are shown.</p>` : ''}</div>`;
 }
 
 const payoutsWord = (n: number): string => `${n.toLocaleString('en-IN')} payout${n === 1 ? '' : 's'}`;
 
 /** What waits on Razorpay, how long the writes take at the configured rate, and the balance wall. */
-/** A batch's own payout lists the orders its one transfer pays; a member order links to its batch. */
-function batchSection(b: NonNullable<Awaited<ReturnType<typeof batchOfPayoutKey>>>, shownKey: string): Html {
-  const own = shownKey === b.batchId;
-  return html`<h2>${own ? 'The orders this batch pays' : 'The batch that pays it'}</h2>
-<table><tbody>
-<tr><th scope="row">Batch</th><td>${own ? b.batchId : html`<a href="/console/payouts/${b.batchId}">${b.batchId}</a>`} (${b.schedule}, ${b.status})</td></tr>
-<tr><th scope="row">Employer / vendor</th><td>${b.employerId} / ${b.vendorId}</td></tr>
-<tr><th scope="row">Window</th><td>${when(b.windowStart)} to ${when(b.cutoffAt)}</td></tr>
-<tr><th scope="row">Orders / sum</th><td>${b.orderCount} / ${formatRupees(b.totalPaise)}</td></tr>
-<tr><th scope="row">Its transfer</th><td>${b.payout ? html`${b.payout.status}, <code>${b.payout.providerTransferId ?? '—'}</code>` : 'not closed yet'}</td></tr>
-</tbody></table>
-${own ? html`<table aria-label="Orders in the batch"><thead><tr><th scope="col">Order</th><th scope="col" class="num">Net</th><th scope="col">Status</th><th scope="col">Joined</th></tr></thead>
-<tbody>${b.orders.map((o) => html`<tr data-order-id="${o.orderId}"><td><a href="/console/payouts/${o.orderId}">${o.orderId}</a></td><td class="num">${formatRupees(o.amountPaise)}</td><td>${o.status}</td><td>${when(o.joinedAt)}</td></tr>`)}</tbody></table>` : ''}`;
-}
-
 function backlogSection(b: BacklogReport): Html {
   const toSend = b.write.due + b.write.claimed;
   const rows: Array<[string, string, number]> = [
     ['write', 'due to be sent', b.write.due], ['write', 'claimed, waiting for the write budget', b.write.claimed], ['write', 'sent, no answer yet', b.write.inFlight],
     ['read', 'answer lost, waiting for the resolver\'s listing', b.read.unknown], ['read', 'accepted, waiting for settlement', b.read.awaitingSettlement],
   ];
-  return html`<section aria-labelledby="backlog-title"><h2 id="backlog-title">Provider backlog</h2>
+  return html`<section id="backlog" aria-labelledby="backlog-title"${polling('backlog')}><h2 id="backlog-title">Provider backlog</h2>
 <p data-testid="backlog-eta">${toSend === 0 ? 'No transfer waits to be sent' : html`Sending the ${payoutsWord(toSend)} still to be requested takes about <strong>${formatAge(b.etaSeconds)}</strong>`} at ${b.budgetRps.write} transfers a second (reads: ${b.budgetRps.read} a second)${b.overEtaBound ? html` — <span class="paused">past the alert bound of ${formatAge(b.etaAlertSeconds)}</span>` : ''}.</p>
 <table data-testid="backlog"><thead><tr><th scope="col">Call class</th><th scope="col">Waiting</th><th scope="col" class="num">Payouts</th></tr></thead>
 <tbody>${rows.map(([klass, words, n]) => html`<tr><td>${klass}</td><td>${words}</td><td class="num">${n.toLocaleString('en-IN')}</td></tr>`)}</tbody></table>
 <p data-testid="balance-wall">${b.balanceWall
-    ? html`<span class="paused">Balance wall: the platform balance is short</span> since ${when(b.balanceWall.since)} (<code>${b.balanceWall.code}</code>). The ${payoutsWord(b.balanceWall.waitingPayouts)} waiting need <strong>${b.balanceWall.needed.rupees}</strong>: finance adds it to the Razorpay balance; transfers resume by themselves once a probe is accepted${b.balanceWall.nextProbeAt ? html` (next probe ${when(b.balanceWall.nextProbeAt)})` : ''}, or at once on resume.`
+    ? html`<span class="paused">Balance wall: the platform balance is short</span> since ${formatIst(b.balanceWall.since)} (<code>${b.balanceWall.code}</code>). The ${payoutsWord(b.balanceWall.waitingPayouts)} waiting need <strong>${b.balanceWall.needed.rupees}</strong>: finance adds it to the Razorpay balance; transfers resume by themselves once a probe is accepted${b.balanceWall.nextProbeAt ? html` (next probe ${formatIst(b.balanceWall.nextProbeAt)})` : ''}, or at once on resume.`
     : 'No balance wall: the platform balance has not refused a transfer.'}</p></section>`;
+}
+
+const LIVE_PARTS = ['switch', 'backlog', 'queue'] as const;
+type LivePart = (typeof LIVE_PARTS)[number];
+const livePartParams = z.object({ part: z.enum(LIVE_PARTS) });
+/** htmx: the element asks for its own fresh copy every few seconds and swaps itself. */
+const polling = (part: LivePart, query = ''): Html => html` hx-get="/console/payouts/live/${part}${query}" hx-trigger="every 3s" hx-swap="outerHTML"`;
+
+function switchLive(sw: Awaited<ReturnType<typeof readTransferSwitch>>, live: InFlightRequests | null): Html {
+  return html`<div id="switch-live"${polling('switch', `?paused=${sw.paused}`)}><p data-testid="switch-state">Direct transfers are <span class="${sw.paused ? 'paused' : 'running'}">${sw.paused ? 'PAUSED' : 'running'}</span>${sw.changedBy ? html` — set by <strong>${sw.changedBy}</strong> at ${formatIst(sw.changedAt)}${sw.reason ? html`: “${sw.reason}”` : ''}` : ''}.</p>
+${live ? inFlightSection(live) : ''}</div>`;
+}
+
+function queueSection(queue: Awaited<ReturnType<typeof listHumanQueue>>, totals: QueueTotals): Html {
+  return html`<section id="queue" aria-labelledby="queue-title"${polling('queue')}><h2 id="queue-title">Parked and review payouts (oldest first)</h2>
+<p data-testid="queue-totals">${totals.payouts === 0 ? 'Nothing waits for ops.' : html`<strong>${payoutsWord(totals.payouts)}, ${totals.amount.rupees} waiting</strong> (${totals.parked} parked, ${totals.review} in review)${queue.next ? ' · the oldest 200 are shown' : ''}.`}</p>
+<table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
+<tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">
+<td><a href="/console/payouts/${i.orderId}">${i.orderId}</a></td><td>${i.vendorId}</td><td>${i.status}</td><td class="num">${i.amount.rupees}</td>
+<td>${i.reason.words}${i.reason.code ? html`<br><code>${i.reason.code}</code> · decided by ${decidedByWords(i.reason.decidedBy)}` : ''}</td><td>${i.reason.nextStep}</td><td class="num">${formatAge(i.ageSeconds)}</td><td class="num">${i.attempts}</td>
+<td><a href="${i.webUiUrl}" target="_blank" rel="noopener">Web UI<span class="skip"> run of ${i.orderId}</span></a></td>
+<td>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${i.orderId}/decide/${PATH_OF_ACTION[a]}" aria-label="${ACTION_WORDS[a].label}: ${i.orderId}">${ACTION_WORDS[a].label}</a> `)}</td></tr>`)}</tbody></table></section>`;
 }
 
 export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
@@ -102,34 +111,46 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
   // Fetches the transfer a mark-paid decision names; lists transfers before a pay-offline one.
   const gateway = deps.gateway ?? createGateway(deps.config);
 
-  app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch'), async (request, reply) => {
+  const links = { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE };
+  const LIVE: Record<LivePart, () => Promise<Html>> = {
+    switch: async () => {
+      const sw = await readTransferSwitch(deps.db);
+      return switchLive(sw, sw.paused ? await requestsPastTheGate(deps.db) : null);
+    },
+    backlog: async () => backlogSection(await readBacklogReport(deps.db, deps.config)),
+    queue: async () => {
+      const [queue, totals] = await Promise.all([listHumanQueue(deps.db, { limit: 200 }, links), humanQueueTotals(deps.db)]);
+      return queueSection(queue, totals);
+    },
+  };
+
+  app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch (live: each part polls)'), async (request, reply) => {
     const session = sessionOf(request);
-    const [queue, sw, backlog] = await Promise.all([
-      listHumanQueue(deps.db, { limit: 200 }, { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE }),
-      readTransferSwitch(deps.db),
-      readBacklogReport(deps.db, deps.config),
-    ]);
+    const [sw, live, backlog, queue] = await Promise.all([readTransferSwitch(deps.db), LIVE.switch(), LIVE.backlog(), LIVE.queue()]);
     const done = switchedQuery.parse(request.query ?? {});
-    const live = sw.paused ? await requestsPastTheGate(deps.db) : null;
     return sendPage(reply, page({
       title: 'Payout queue', session, current: '/console/payouts',
       body: html`${done.switched ? html`<p class="notice" role="status">Direct transfers ${done.switched} (audited).${done.switched === 'paused' && done.inFlight !== undefined ? html` ${pauseSnapshotWords(done.inFlight)}` : ''}</p>` : ''}
 <section aria-labelledby="switch-title"><fieldset><legend id="switch-title">Kill switch for direct transfers</legend>
-<p data-testid="switch-state">Direct transfers are <span class="${sw.paused ? 'paused' : 'running'}">${sw.paused ? 'PAUSED' : 'running'}</span>${sw.changedBy ? html` — set by <strong>${sw.changedBy}</strong> at ${when(sw.changedAt)}${sw.reason ? html`: “${sw.reason}”` : ''}` : ''}.</p>
+${live}
 <form method="post" action="/console/transfers/${sw.paused ? 'resume' : 'pause'}" class="inline">${csrfField(session)}
 <label for="switch-reason">Reason</label><input id="switch-reason" name="reason" required minlength="3" maxlength="500" size="50">
-<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form>
-${live ? inFlightSection(live) : ''}</fieldset></section>
-${backlogSection(backlog)}
-<h2>Parked and review payouts (oldest first)</h2>
-<table><thead><tr><th scope="col">Order</th><th scope="col">Vendor</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Why it waits</th><th scope="col">Next step</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Attempts</th><th scope="col">Run</th><th scope="col">Decide</th></tr></thead>
-<tbody>${queue.items.length === 0 ? html`<tr><td colspan="10">Nothing waits for ops.</td></tr>` : queue.items.map((i) => html`<tr data-order-id="${i.orderId}">
-<td><a href="/console/payouts/${i.orderId}">${i.orderId}</a></td><td>${i.vendorId}</td><td>${i.status}</td><td class="num">${i.amount.rupees}</td>
-<td>${i.reason.words}${i.reason.code ? html`<br><code>${i.reason.code}</code> · decided by ${decidedByWords(i.reason.decidedBy)}` : ''}</td><td>${i.reason.nextStep}</td><td class="num">${formatAge(i.ageSeconds)}</td><td class="num">${i.attempts}</td>
-<td><a href="${i.webUiUrl}" target="_blank" rel="noopener">Web UI<span class="skip"> run of ${i.orderId}</span></a></td>
-<td>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${i.orderId}/decide/${PATH_OF_ACTION[a]}" aria-label="${ACTION_WORDS[a].label}: ${i.orderId}">${ACTION_WORDS[a].label}</a> `)}</td></tr>`)}</tbody></table>
-${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are shown.</p>` : ''}`,
+<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form></fieldset></section>
+${backlog}
+${queue}`,
     }));
+  });
+
+  // The parts of the queue page that watch moving numbers, each polled by its own element.
+  app.get('/console/payouts/live/:part', consoleRoute('ops', 'Console: a live part of the payout queue page (an htmx fragment: switch, backlog or queue)'), async (request, reply) => {
+    const { part } = livePartParams.parse(request.params);
+    const fragment = await LIVE[part]();
+    // The switch flipped elsewhere: the form under it must flip too, so the whole page reloads.
+    if (part === 'switch' && request.headers['hx-request'] && (request.query as { paused?: string } | undefined)?.paused !== undefined) {
+      const was = (request.query as { paused: string }).paused === 'true';
+      if (was !== (await readTransferSwitch(deps.db)).paused) reply.header('hx-refresh', 'true');
+    }
+    return sendPage(reply, fragment.text);
   });
 
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {
@@ -178,14 +199,14 @@ ${queue.next ? html`<p class="muted">More than 200 wait: the oldest 200 are show
 <tr><th scope="row">Provider transfer</th><td><code>${payout.providerTransferId ?? '—'}</code>${payout.externalReference ? html` · external reference <code>${payout.externalReference}</code>` : ''}</td></tr>
 </tbody></table>
 ${waiting ? html`<p>${OPS_ACTIONS.map((a) => html`<a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION[a]}">${ACTION_WORDS[a].label}</a> `)}</p>` : ''}
-${payableByHand ? html`<p>Not paid yet: its run sends the transfer when it is due${payout.nextAttemptAt ? ` (${when(payout.nextAttemptAt)})` : ''}, or waits while transfers are paused. To have finance pay it by hand instead: <a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION.pay_offline}">${ACTION_WORDS.pay_offline.label}</a></p>` : ''}
+${payableByHand ? html`<p>Not paid yet: its run sends the transfer when it is due${payout.nextAttemptAt ? ` (${formatIst(payout.nextAttemptAt)})` : ''}, or waits while transfers are paused. To have finance pay it by hand instead: <a class="button secondary" href="/console/payouts/${orderId}/decide/${PATH_OF_ACTION.pay_offline}">${ACTION_WORDS.pay_offline.label}</a></p>` : ''}
 <h2>Attempts</h2>
 <table><thead><tr><th scope="col" class="num">#</th><th scope="col">Outcome</th><th scope="col">Provider code</th><th scope="col">Transfer</th><th scope="col">At</th><th scope="col">Raw answer</th></tr></thead>
-<tbody>${attempts.rows.length ? attempts.rows.map((a) => html`<tr><td class="num">${a.attempt_no}</td><td>${a.outcome}</td><td><code>${a.provider_code ?? '—'}</code></td><td><code>${a.provider_transfer_id ?? '—'}</code></td><td>${when(a.created_at)}</td>
+<tbody>${attempts.rows.length ? attempts.rows.map((a) => html`<tr><td class="num">${a.attempt_no}</td><td>${a.outcome}</td><td><code>${a.provider_code ?? '—'}</code></td><td><code>${a.provider_transfer_id ?? '—'}</code></td><td>${formatIst(a.created_at)}</td>
 <td>${a.raw === null ? '—' : html`<details><summary>show</summary><pre>${JSON.stringify(a.raw, null, 2)}</pre></details>`}</td></tr>`) : html`<tr><td colspan="6">No attempt yet.</td></tr>`}</tbody></table>
 <h2>Decisions</h2>
 <table><thead><tr><th scope="col">At</th><th scope="col">Who</th><th scope="col">Decision</th><th scope="col">Reason</th><th scope="col">Reference</th></tr></thead>
-<tbody>${actions.rows.length ? actions.rows.map((r) => html`<tr><td>${when(r.created_at)}</td><td>${r.actor}</td><td>${r.action}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td></tr>`) : html`<tr><td colspan="5">No decision yet.</td></tr>`}</tbody></table>
+<tbody>${actions.rows.length ? actions.rows.map((r) => html`<tr><td>${formatIst(r.created_at)}</td><td>${r.actor}</td><td>${r.action}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td></tr>`) : html`<tr><td colspan="5">No decision yet.</td></tr>`}</tbody></table>
 ${batch ? batchSection(batch, orderId) : ''}
 ${batch && !order ? '' : html`<h2>The order it pays</h2>
 ${order ? html`<table><tbody>
@@ -193,7 +214,7 @@ ${order ? html`<table><tbody>
 <tr><th scope="row">Employer / vendor / employee</th><td>${order.employerId} / ${order.vendorId} / ${order.employeeId}</td></tr>
 <tr><th scope="row">Total / subsidy / customer share</th><td>${formatRupees(order.totalPaise)} / ${formatRupees(order.subsidyPaise)} / ${formatRupees(order.customerSharePaise)}</td></tr>
 <tr><th scope="row">Commission / vendor net</th><td>${formatRupees(order.commissionPaise)} (${order.commissionBps / 100}%) / ${formatRupees(order.vendorNetPaise)}</td></tr>
-<tr><th scope="row">Paid at</th><td>${when(order.paidAt)}</td></tr></tbody></table>` : html`<p>No order ${orderId}.</p>`}`}`,
+<tr><th scope="row">Paid at</th><td>${formatIst(order.paidAt)}</td></tr></tbody></table>` : html`<p>No order ${orderId}.</p>`}`}`,
     }));
   });
 

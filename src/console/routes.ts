@@ -10,7 +10,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../appError';
-import { consoleRoute, sendPage, sessionOf, wantsHtml, type ConsoleAccess, type ConsoleDeps } from './access';
+import { consoleRoute, rolesOf, sendPage, sessionOf, wantsHtml, type ConsoleAccess, type ConsoleDeps } from './access';
 import { html } from './html';
 import { navFor, page } from './layout';
 import { csrfMatches, endSession, readSession, sessionCookie, sessionSetCookie, SESSION_HOURS, signIn } from './session';
@@ -18,6 +18,9 @@ import { financePages } from './financePages';
 import { opsPages } from './opsPages';
 import { settlementPages } from './settlementPages';
 import { statementPages } from './statementPages';
+import { webhookPages } from './webhookPages';
+import { batchPages } from './batchPages';
+import { bankDetailPages } from './bankDetailPages';
 import { crossSiteSignIn } from './signInOrigin';
 
 const HTMX = path.join(path.dirname(require.resolve('htmx.org/package.json')), 'dist', 'htmx.min.js');
@@ -47,8 +50,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (request.method === 'GET') return reply.redirect('/console/sign-in', 303);
       throw new AppError(401, 'unauthorized', 'sign in to the console first');
     }
-    if (access !== 'signed-in' && !session.principal.roles.includes(access)) {
-      throw new AppError(403, 'forbidden', `this console page needs the role ${access}; the key ${session.principal.name} has ${session.principal.roles.join(', ')}`);
+    const roles = rolesOf(access);
+    if (roles.length > 0 && !roles.some((r) => session.principal.roles.includes(r))) {
+      throw new AppError(403, 'forbidden', `this console page needs the role ${roles.join(' or ')}; the key ${session.principal.name} has ${session.principal.roles.join(', ')}`);
     }
   });
 
@@ -81,7 +85,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
   app.get('/console/home', consoleRoute('signed-in', 'Console: a signed-in key with no console role'), async (request, reply) => sendPage(reply, page({
     title: 'Nothing here for this key', session: sessionOf(request),
-    body: html`<p>The console has pages for the roles finance and ops; this key has ${sessionOf(request).principal.roles.join(', ')}.</p>`,
+    body: html`<p>The console has pages for the roles finance, ops and admin; this key has ${sessionOf(request).principal.roles.join(', ')}.</p>`,
   })));
 
   const signInPage = (error?: string) => page({
@@ -123,4 +127,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   await opsPages(app, deps);
   await statementPages(app, deps);
   await settlementPages(app, deps);
+  await webhookPages(app, deps);
+  await batchPages(app, deps);
+  await bankDetailPages(app, deps);
 }

@@ -15,6 +15,7 @@ import { keyringFromConfig } from '../banking/keyring';
 import type { SettlementProgress } from '../contracts/settlement';
 import { addDays, istDateOf } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
+import { formatIst } from '../domain/istTime';
 import { rupeesToPaise } from '../recon/bankStatementCsv';
 import { bankFileForBatch } from '../settlement/bankFileDownload';
 import {
@@ -62,7 +63,6 @@ const doneQuery = z.object({
   rows: z.coerce.number().int().nonnegative().optional(),
 }).catch({});
 
-const when = (iso: string | null): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—');
 const PHASES: Record<SettlementProgress['phase'], string> = { freezing: 'freezing the open lines', awaiting_bank: 'awaiting the bank', closed: 'closed', cancelled: 'cancelled' };
 
 function carriedWhy(reason: SkipReason, netPaise: number): string {
@@ -104,7 +104,7 @@ function owedTable(owed: readonly OwedVendor[]): Html {
 <tbody>${owed.length === 0 ? html`<tr><td colspan="7">Nothing is owed offline outside a batch.</td></tr>` : owed.map((v) => html`<tr data-vendor-id="${v.vendorId}">
 <td><input type="checkbox" name="vendorIds" value="${v.vendorId}" id="vendor-${v.vendorId}"></td><td><label for="vendor-${v.vendorId}">${v.name}</label><code class="nowrap">${v.vendorId}</code></td>
 <td class="num">${v.lines}</td><td class="num">${formatRupees(v.netPaise)}</td><td>${v.hasBankDetails ? 'yes' : 'none'}</td>
-<td>${v.outcome === 'paid' ? `pay ${formatRupees(v.netPaise)}` : carriedWhy(v.outcome, v.netPaise)}</td><td>${when(v.oldestAt)}</td></tr>`)}</tbody></table>`;
+<td>${v.outcome === 'paid' ? `pay ${formatRupees(v.netPaise)}` : carriedWhy(v.outcome, v.netPaise)}</td><td>${formatIst(v.oldestAt)}</td></tr>`)}</tbody></table>`;
 }
 
 function batchTable(batches: readonly BatchListEntry[]): Html {
@@ -112,7 +112,7 @@ function batchTable(batches: readonly BatchListEntry[]): Html {
 <thead><tr><th scope="col">Batch</th><th scope="col">Period</th><th scope="col">Status</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Open lines</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Paid</th><th scope="col">Started by</th><th scope="col">Frozen at</th></tr></thead>
 <tbody>${batches.length === 0 ? html`<tr><td colspan="9">No batches yet.</td></tr>` : batches.map((b) => html`<tr data-batch-id="${b.id}">
 <td><a href="/console/settlement/batches/${b.id}">${b.id}</a></td><td>${b.from} → ${b.to}</td><td>${b.status}</td><td class="num">${b.lines}</td><td class="num">${b.openLines}</td>
-<td class="num">${formatRupees(b.amountPaise)}</td><td class="num">${formatRupees(b.paidPaise)}</td><td>${b.createdBy}</td><td>${when(b.createdAt)}</td></tr>`)}</tbody></table>`;
+<td class="num">${formatRupees(b.amountPaise)}</td><td class="num">${formatRupees(b.paidPaise)}</td><td>${b.createdBy}</td><td>${formatIst(b.createdAt)}</td></tr>`)}</tbody></table>`;
 }
 
 /** A refused decision, in the API's words: the line and field it names, and that nothing changed. */
@@ -180,9 +180,9 @@ function batchBody(deps: ConsoleDeps, session: ConsoleSession, batch: Settlement
   const open = batch.status === 'open';
   return html`${extra.top}
 <p><a href="/console/settlement">← All settlement runs</a></p>
-<p data-testid="batch-summary">Period <strong>${batch.from} → ${batch.to}</strong> · ${batch.vendorIds ? `vendors ${batch.vendorIds.join(', ')}` : 'all vendors'} · status <strong data-testid="batch-status">${batch.status}</strong> · frozen ${when(batch.createdAt)} by ${batch.createdBy}${batch.closedAt ? ` · closed ${when(batch.closedAt)}` : ''}
-${batch.bankFile ? html`<br><span data-testid="bank-file-downloads">Bank file downloaded ${batch.bankFile.downloads} time(s), last ${when(batch.bankFile.lastDownloadedAt)} by ${batch.bankFile.lastDownloadedBy}</span>` : ''}
-${batch.cancelledAt ? html`<br>Cancelled ${when(batch.cancelledAt)} by ${batch.cancelledBy}: ${batch.cancelReason}` : ''} · <a href="${webUi}" target="_blank" rel="noopener">the run in the Temporal Web UI</a></p>
+<p data-testid="batch-summary">Period <strong>${batch.from} → ${batch.to}</strong> · ${batch.vendorIds ? `vendors ${batch.vendorIds.join(', ')}` : 'all vendors'} · status <strong data-testid="batch-status">${batch.status}</strong> · frozen ${formatIst(batch.createdAt)} by ${batch.createdBy}${batch.closedAt ? ` · closed ${formatIst(batch.closedAt)}` : ''}
+${batch.bankFile ? html`<br><span data-testid="bank-file-downloads">Bank file downloaded ${batch.bankFile.downloads} time(s), last ${formatIst(batch.bankFile.lastDownloadedAt)} by ${batch.bankFile.lastDownloadedBy}</span>` : ''}
+${batch.cancelledAt ? html`<br>Cancelled ${formatIst(batch.cancelledAt)} by ${batch.cancelledBy}: ${batch.cancelReason}` : ''} · <a href="${webUi}" target="_blank" rel="noopener">the run in the Temporal Web UI</a></p>
 ${progressFragment(batch.workflowId, live, batch)}
 <table data-testid="totals" style="width:auto;min-width:640px"><thead><tr><th scope="col" class="num">Lines</th><th scope="col" class="num">Open</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Cancelled</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Still open</th></tr></thead>
 <tbody><tr><td class="num">${t.lines}</td><td class="num">${t.open}</td><td class="num">${t.paid}</td><td class="num">${t.failed}</td><td class="num">${t.cancelled}</td><td class="num">${formatRupees(t.amountPaise)}</td><td class="num">${formatRupees(t.paidPaise)}</td><td class="num">${formatRupees(t.openPaise)}</td></tr></tbody></table>

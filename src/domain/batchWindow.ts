@@ -3,6 +3,7 @@
  * that cutoff opens, never to both. India has no daylight saving, so IST is a fixed UTC+05:30. Pure. */
 import { createHash } from 'node:crypto';
 import { BATCH_ID_PREFIX } from '../contracts/payoutBatch';
+import { IST_OFFSET_MS } from './calendar';
 
 export const PAYOUT_SCHEDULES = ['per_order', 'hourly', 'daily'] as const;
 export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
@@ -17,7 +18,6 @@ export function joinsBatch(p: { schedule: PayoutSchedule | null; status: string;
   return p.schedule !== null && p.schedule !== 'per_order' && (p.status === 'pending' || p.status === 'failed') && !p.keySent && !p.providerMayKnow;
 }
 
-const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 

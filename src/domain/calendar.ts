@@ -4,7 +4,8 @@
  * ISO `YYYY-MM-DD` strings in IST; instants are stored in UTC. */
 
 
-const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
+/** India has no daylight saving: IST is UTC+05:30 all year. */
+export const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 

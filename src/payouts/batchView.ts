@@ -1,7 +1,9 @@
 /** Payout batches as the ops surfaces show them (the API, the console, the CLI): the pair, the window,
  * the batch's own payout and every order inside with its amount and status. */
 import { isBatchKey } from '../contracts/payoutBatch';
+import { z } from 'zod';
 import type { Db } from '../db/pool';
+import { isoDateSchema } from '../domain/schemas';
 
 export interface BatchOrder { orderId: string; amountPaise: number; status: string; joinedAt: string }
 
@@ -57,12 +59,36 @@ export async function batchOfPayoutKey(db: Pick<Db, 'query'>, key: string): Prom
   };
 }
 
-export interface BatchFilter { status?: 'open' | 'closed'; vendorId?: string; limit: number }
+export const batchIdSchema = z.string().regex(/^batch_[0-9a-f]{30}$/, 'a batch id: batch_ and 30 hex digits');
+
+export const batchFilterSchema = z.object({
+  status: z.enum(['open', 'closed']).optional(),
+  employerId: z.string().min(1).max(100).optional(),
+  vendorId: z.string().min(1).max(100).optional(),
+  /** Batches whose window overlaps this IST day. */
+  day: isoDateSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+}).strict();
+export type BatchFilter = z.input<typeof batchFilterSchema> & { limit: number };
+
+const FILTER_SQL = `($1::text IS NULL OR b.status = $1) AND ($2::text IS NULL OR b.employer_id = $2) AND ($3::text IS NULL OR b.vendor_id = $3)
+  AND ($4::date IS NULL OR (b.window_start < (($4::date + 1)::timestamp AT TIME ZONE 'Asia/Kolkata') AND b.cutoff_at > ($4::date::timestamp AT TIME ZONE 'Asia/Kolkata')))`;
+const filterParams = (f: BatchFilter) => [f.status ?? null, f.employerId ?? null, f.vendorId ?? null, f.day ?? null];
 
 /** Batches newest cutoff first. */
 export async function listBatches(db: Pick<Db, 'query'>, filter: BatchFilter): Promise<BatchView[]> {
-  const { rows } = await db.query<BatchRow>(
-    `${BATCH_SQL} WHERE ($1::text IS NULL OR b.status = $1) AND ($2::text IS NULL OR b.vendor_id = $2) ORDER BY b.cutoff_at DESC, b.id LIMIT $3`,
-    [filter.status ?? null, filter.vendorId ?? null, filter.limit]);
+  const { rows } = await db.query<BatchRow>(`${BATCH_SQL} WHERE ${FILTER_SQL} ORDER BY b.cutoff_at DESC, b.id LIMIT $5`, [...filterParams(filter), filter.limit]);
   return rows.map(toBatchView);
+}
+
+export interface BatchTotals { batches: number; open: number; orders: number; totalPaise: number }
+
+/** Every batch the filter matches, past any page: how many, how many open, their orders and sum. */
+export async function batchTotals(db: Pick<Db, 'query'>, filter: BatchFilter): Promise<BatchTotals> {
+  const { rows } = await db.query<{ batches: number; open: number; orders: number; total_paise: string | null }>(
+    `SELECT count(DISTINCT b.id)::int AS batches, count(DISTINCT b.id) FILTER (WHERE b.status = 'open')::int AS open,
+            count(m.order_id)::int AS orders, sum(m.amount_paise) AS total_paise
+       FROM payout_batches b LEFT JOIN payout_batch_orders m ON m.batch_id = b.id WHERE ${FILTER_SQL}`, filterParams(filter));
+  const r = rows[0]!;
+  return { batches: r.batches, open: r.open, orders: r.orders, totalPaise: Number(r.total_paise ?? 0) };
 }

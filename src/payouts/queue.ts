@@ -85,3 +85,15 @@ export async function listHumanQueue(db: Pick<Db, 'query'>, filter: QueueFilter,
   });
   return { items, next: rows.length === filter.limit ? rows[rows.length - 1]!.cursor : null };
 }
+
+export interface QueueTotals { payouts: number; parked: number; review: number; amount: { paise: number; rupees: string } }
+
+/** Everything waiting for ops, past any page: how many payouts, by status, and their sum. */
+export async function humanQueueTotals(db: Pick<Db, 'query'>): Promise<QueueTotals> {
+  const { rows } = await db.query<{ parked: number; review: number; paise: string | null }>(
+    `SELECT count(*) FILTER (WHERE status = 'parked')::int AS parked, count(*) FILTER (WHERE status = 'review')::int AS review, sum(amount_paise) AS paise
+       FROM payouts WHERE status IN ('parked', 'review')`);
+  const r = rows[0]!;
+  const paise = Number(r.paise ?? 0);
+  return { payouts: r.parked + r.review, parked: r.parked, review: r.review, amount: { paise, rupees: formatRupees(paise) } };
+}

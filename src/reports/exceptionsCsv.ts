@@ -1,10 +1,11 @@
 /** Recon exceptions as a finance CSV: one header row, RFC 4180 quoting, CRLF line ends, amounts in
- * rupees with Indian digit grouping beside exact paise, and the references finance looks things up
+ * rupees with Indian digit grouping beside exact paise, times in IST (ISO with +05:30), and the references finance looks things up
  * by (UTR, payment, refund, transfer and settlement ids) in their own columns. One module for the
  * API's export (GET /finance/recon/exceptions.csv) and the CLI's `recon exceptions --format csv`,
  * so both write the same file. */
 import { csvField, csvFile, rupeesCell, spreadsheetSafe, type CsvCell } from './csv';
 import type { Db } from '../db/pool';
+import { isoIst } from '../domain/istTime';
 import { listExceptions, type ExceptionFilter, type ReconExceptionView } from '../recon/exceptions';
 import type { Severity } from '../recon/reasons';
 
@@ -70,7 +71,7 @@ const COLUMNS: Array<[header: string, value: (e: ExceptionForReport, refs: Excep
   ['order_id', (e) => e.orderId],
   ['bank_line_id', (e) => e.bankLineId],
   ['next_action', (e) => e.nextAction],
-  ['resolved_at', (e) => e.resolvedAt],
+  ['resolved_at', (e) => isoIst(e.resolvedAt)],
   ['resolved_by', (e) => spreadsheetSafe(e.resolvedBy)],
   ['resolution_note', (e) => spreadsheetSafe(e.resolutionNote)],
 ];

@@ -64,6 +64,7 @@ describe('API authentication and roles', () => {
     { method: 'GET', url: '/ops/audit', path: () => '/ops/audit?limit=5' },
     { method: 'GET', url: '/ops/refunds', path: () => '/ops/refunds?status=rejected' },
     { method: 'GET', url: '/ops/webhooks/quarantine', path: () => '/ops/webhooks/quarantine?limit=5' },
+    { method: 'POST', url: '/ops/webhooks/quarantine/:id/acknowledge', path: () => '/ops/webhooks/quarantine/999999/acknowledge', body: () => ({ note: 'read it' }) },
     { method: 'GET', url: '/ops/transfers/switch', path: () => '/ops/transfers/switch' },
     { method: 'POST', url: '/ops/transfers/pause', path: () => '/ops/transfers/pause', body: () => reason },
     { method: 'POST', url: '/ops/transfers/resume', path: () => '/ops/transfers/resume', body: () => reason },

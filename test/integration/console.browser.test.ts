@@ -15,6 +15,7 @@ import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { eventually, payoutRow, seedPaidOrder } from './payoutSeed';
 import { inBrowser, keyOf, SHOTS } from './consoleBrowser';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
+import { twoOrdersInADailyBatch } from './batchSeed';
 
 
 describe('the console in a browser', () => {
@@ -48,7 +49,7 @@ describe('the console in a browser', () => {
     const seen = await inBrowser('session', as('finance'));
     expect(seen.landed).toBe('/console/recon');
     expect(seen.cookie).toEqual({ name: 'payouts_console', httpOnly: true, sameSite: 'Strict', path: '/console' });
-    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements', 'Vendor statements', 'Settlement runs']);
+    expect(seen.nav).toEqual(['Recon runs', 'Exceptions', 'Bank statements', 'Vendor statements', 'Settlement runs', 'Bank details']);
   });
 
   test('when finance starts a run for a window, then the progress bar polls until the run has ended at 100%, and the run is listed', async () => {
@@ -210,14 +211,7 @@ describe('the console in a browser', () => {
   });
 
   test('when ops open a batch\'s payout, then it lists the orders its one transfer paid, each linking to its own payout page, which names the batch', async () => {
-    const account = await stack.sandbox.control.createLinkedAccount();
-    const first = await seedPaidOrder(stack.db, { linkedAccountId: account });
-    await stack.db.query(`UPDATE employer_vendor SET payout_schedule = 'daily' WHERE employer_id = $1 AND vendor_id = $2`, [first.employerId, first.vendorId]);
-    const second = await seedPaidOrder(stack.db, { linkedAccountId: account, pair: first });
-    const starter = temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue, stack.db);
-    for (const o of [first, second]) await starter.startPayout(o.orderId);
-    await eventually(() => stack.db.query('SELECT batch_id FROM payout_batch_orders WHERE order_id = ANY($1)', [[first.orderId, second.orderId]]), (r) => r.rowCount === 2);
-    const batchId = (await stack.db.query('SELECT batch_id FROM payout_batch_orders WHERE order_id = $1', [first.orderId])).rows[0].batch_id as string;
+    const { first, second, batchId } = await twoOrdersInADailyBatch(stack);
     const closed = await fetch(`${stack.apiUrl}/ops/batches/${batchId}/close`, { method: 'POST', body: JSON.stringify({ reason: 'end of the lunch rush' }), headers: { ...stack.keys.ops, 'x-actor': 'Asha', 'content-type': 'application/json' } });
     expect(closed.status).toBe(202);
     await eventually(() => payoutRow(stack.db, second.orderId), (r) => r?.status === 'settled', 30_000);

@@ -6,7 +6,9 @@
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
-interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean; vendorId?: string; from?: string; to?: string; settlement?: SettlementInput }
+interface Input { apiUrl: string; key: string; person: string; shots: string; fixtures?: string; orderId?: string; exceptionId?: number; resolve?: boolean; vendorId?: string; from?: string; to?: string; settlement?: SettlementInput; ops?: OpsPagesInput }
+/** The ops and admin pages' part of the input (console.opsPages.browser.test.ts). */
+interface OpsPagesInput { quarantineId?: number; search?: string; parkedOrderId?: string; path?: string }
 /** The settlement scenarios' part of the input (console.settlement.browser.test.ts). */
 interface SettlementInput { vendorIds?: string[]; batchId?: string; line?: string; wrongAmount?: string; utr?: string; badResponse?: string; response?: string; statement?: string }
 
@@ -40,6 +42,19 @@ const focusedAfterLoad = async (page: Page, expected: string) => {
   await page.waitForFunction((id) => document.activeElement?.id === id, { timeout: 3_000 }, expected).catch(() => undefined);
   return page.evaluate(() => document.activeElement?.id);
 };
+
+/** Tells the test (on stdout, one line) that the page is where the test should act now. */
+const tellTest = (event: string) => process.stdout.write(`${JSON.stringify({ event })}\n`);
+const rowsOf = (page: Page, selector: string) => page.$$eval(selector, (rows) => rows.map((r) => Array.from(r.querySelectorAll('td'), (td) => td.innerText.replace(/\s+/g, ' ').trim())));
+/** Polls a selector's text (through reloads htmx asks for) until it matches, or gives up. */
+async function textUntil(page: Page, selector: string, wanted: RegExp, ms = 30_000): Promise<string> {
+  let last = '';
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    last = await text(page, selector).catch(() => last);
+    if (wanted.test(last)) return last;
+  }
+  throw new Error(`${selector} never matched ${wanted}: last "${last}"`);
+}
 
 const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unknown>> = {
   async session(browser, input) {
@@ -249,6 +264,84 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     const open = await page.$$eval('tbody tr[data-exception-id]', (trs) => trs.map((tr) => tr.querySelectorAll('td')[4]?.textContent ?? ''));
     await page.screenshot({ path: path.join(input.shots, 'console-settlement-recon.png'), fullPage: true });
     return { statement, run, open };
+  },
+
+  /** The webhook quarantine: totals, the reason and the effect in words, the body behind a click,
+   * then an acknowledgement with a note. */
+  async quarantine(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/webhooks/quarantine`);
+    const totals = await text(page, '[data-testid=quarantine-totals]');
+    const rows = await page.$$eval('tr[data-quarantine-id]', (trs) => trs.map((r) => ({
+      id: Number(r.getAttribute('data-quarantine-id')), recovery: r.querySelector('[data-recovery]')?.getAttribute('data-recovery'), text: (r.textContent ?? '').replace(/\s+/g, ' ').trim(),
+    })));
+    const row = `tr[data-quarantine-id="${input.ops!.quarantineId}"]`;
+    const bodyRow = `tr[data-body-of="${input.ops!.quarantineId}"]`;
+    const bodyHiddenFirst = await page.$eval(`${bodyRow} details`, (d) => !(d as HTMLDetailsElement).open);
+    await page.click(`${bodyRow} details summary`);
+    const body = await page.$eval(`${bodyRow} details pre`, (p) => ({ text: p.textContent ?? '', visible: (p as HTMLElement).offsetHeight > 0 }));
+    const fits = await fitsLaptop(page);
+    await shot(input, page, 'console-webhook-quarantine');
+    const html = await page.content();
+    await page.type(`${row} input[name=note]`, 'demo clock ahead; the settlement is fetched by recon');
+    await submit(page, `${row} button`);
+    const notice = await text(page, '.notice');
+    const after = { totals: await text(page, '[data-testid=quarantine-totals]'), stillListed: await page.$(row) !== null };
+    await page.goto(`${input.apiUrl}/console/webhooks/quarantine?show=acknowledged`);
+    const acknowledged = await text(page, row);
+    return { totals, rows, bodyHiddenFirst, body, fits, html, notice, after, acknowledged };
+  },
+
+  /** Payout batches found by pair and day, with totals; a batch links to its own payout page. */
+  async batches(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/batches`);
+    await page.type('#vendorId', input.vendorId!);
+    await submit(page, 'form[aria-label="Filter batches"] button');
+    const filtered = new URL(page.url()).search;
+    const totals = await text(page, '[data-testid=batch-totals]');
+    const rows = await rowsOf(page, 'tr[data-batch-id]');
+    const fits = await fitsLaptop(page);
+    await shot(input, page, 'console-batches');
+    await submit(page, 'tr[data-batch-id] a');
+    return { filtered, totals, rows, fits, opened: { path: new URL(page.url()).pathname, status: await text(page, '[data-testid=batch-status]'), orders: await rowsOf(page, 'table[aria-label="Orders in the batch"] tbody tr'), closeForm: await page.$('form[action$="/close"]') !== null } };
+  },
+
+  /** Vendors' bank details, masked, and one vendor's change history. */
+  async bankDetails(browser, input) {
+    const { page, landed } = await signedIn(browser, input);
+    const nav = await page.$$eval('header nav a', (as) => as.map((a) => a.textContent));
+    const opened = await page.goto(`${input.apiUrl}/console/vendors/bank-details?search=${encodeURIComponent(input.ops!.search ?? '')}`);
+    if (opened?.status() !== 200) return { landed, nav, status: opened?.status(), body: await text(page, 'main') };
+    const totals = await text(page, '[data-testid=bank-details-totals]');
+    const rows = await rowsOf(page, 'tr[data-vendor-id]');
+    await submit(page, `tr[data-vendor-id="${input.vendorId}"] a`);
+    const history = await rowsOf(page, 'table[aria-label="Bank detail changes"] tbody tr');
+    const fits = await fitsLaptop(page);
+    await shot(input, page, 'console-bank-details');
+    return { landed, nav, status: 200, totals, rows, history, fits, html: await page.content() };
+  },
+
+  /** The queue page left open: a payout parked elsewhere appears without a reload, the totals move,
+   * and a pause made through the API shows on the switch. */
+  async liveQueue(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.evaluate(() => { (window as unknown as { sameLoad: boolean }).sameLoad = true; });
+    const before = { totals: await text(page, '[data-testid=queue-totals]'), listed: await page.$(`tr[data-order-id="${input.ops!.parkedOrderId}"]`) !== null };
+    tellTest('page-open');
+    const row = await textUntil(page, `#queue`, new RegExp(input.ops!.parkedOrderId!));
+    const totals = await text(page, '[data-testid=queue-totals]');
+    const sameLoad = await page.evaluate(() => (window as unknown as { sameLoad?: boolean }).sameLoad === true);
+    await shot(input, page, 'console-payout-queue-live');
+    const api = (action: string, reason: string) => fetch(`${input.apiUrl}/ops/transfers/${action}`, {
+      method: 'POST', headers: { authorization: `Bearer ${input.key}`, 'x-actor': 'Ravi', 'content-type': 'application/json' }, body: JSON.stringify({ reason }),
+    }).then((r) => r.status);
+    const paused = await api('pause', 'bank incident, paused from the API');
+    const switchState = await textUntil(page, '[data-testid=switch-state]', /PAUSED/);
+    const form = await page.$eval('#switch-live ~ form', (f) => f.getAttribute('action'));
+    const resumed = await api('resume', 'incident over');
+    const switchAfter = await textUntil(page, '[data-testid=switch-state]', /running/);
+    return { before, row: row.includes(input.ops!.parkedOrderId!), totals, sameLoad, paused, switchState, form, resumed, switchAfter };
   },
 
   async financeOnQueue(browser, input) {

@@ -15,16 +15,16 @@ import { createGateway } from '../../gateway';
 import type { Gateway } from '../../gateway/types';
 import { fetchTransferEvidence } from '../../payouts/externalTransfer';
 import { decideOnPayout, decisionNotTaken, type OpsDecisionResult } from '../../payouts/humanQueue';
-import { listHumanQueue, queueFilterSchema } from '../../payouts/queue';
+import { humanQueueTotals, listHumanQueue, queueFilterSchema } from '../../payouts/queue';
+import { quarantineCounts } from '../../webhooks/quarantine';
 import { explainPayoutCode } from '../../payouts/reasons';
 import { awaitsHuman } from '../../payouts/stateMachine';
 import { orderView } from '../../moneyin/orderView';
 import { auditFilterSchema, readAuditLog } from '../../audit/auditLog';
 import { IN_FLIGHT_LISTED, pauseTransfers, readTransferSwitch, setTransfersPaused } from '../../payouts/killSwitch';
 import { findPayoutByOrder } from '../../payouts/repository';
-import { batchOfPayoutKey, listBatches } from '../../payouts/batchView';
-import { signalCloseBatchNow } from '../../payouts/batchStarter';
-import { logger } from '../../logger';
+import { batchFilterSchema, batchIdSchema, batchOfPayoutKey, batchTotals, listBatches } from '../../payouts/batchView';
+import { closeBatchNow } from '../../payouts/closeBatchNow';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../../payouts/afterDecision';
 import { auditActor, requires } from '../../auth/routeAuth';
 import { AppError } from '../errors';
@@ -40,12 +40,7 @@ export interface OpsPayoutDeps {
 }
 
 const orderParams = z.object({ orderId: z.string().min(1).max(100) });
-const batchParams = z.object({ batchId: z.string().regex(/^batch_[0-9a-f]{30}$/, 'a batch id: batch_ and 30 hex digits') });
-const batchFilterSchema = z.object({
-  status: z.enum(['open', 'closed']).optional(),
-  vendorId: z.string().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-}).strict();
+const batchParams = z.object({ batchId: batchIdSchema });
 const reasonBody = z.object({ reason: z.string().trim().min(3).max(500) });
 // The vendor statement CSV carries it (settlement_reference).
 const paymentReference = csvSafe(z.string().trim().min(3).max(100));
@@ -91,17 +86,22 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     summary: 'Payout health counters, and the provider backlog with its ETA and the balance wall',
     description: '`backlog`: direct-transfer payouts waiting on Razorpay by call class (write: due, claimed, inFlight; read: unknown, awaitingSettlement), '
       + '`etaSeconds` to send what is still to be requested at RAZORPAY_WRITE_RPS (`budgetRps`), against `etaAlertSeconds` (`overEtaBound`), and `balanceWall` '
-      + '(null unless the platform balance is short: since when, and `needed` — what the waiting transfers add up to — in paise and in rupees).',
+      + '(null unless the platform balance is short: since when, and `needed` — what the waiting transfers add up to — in paise and in rupees); '
+      + '`webhookQuarantine`: signed webhooks set aside (`total`), and those no one has acknowledged yet (`open`, `openByReason`).',
     tags: ['ops'],
   }), async () => {
-    const [counters, backlog] = await Promise.all([readPayoutCounters(deps.db), readBacklogReport(deps.db, deps.config)]);
-    return { ...counters, backlog };
+    const [counters, backlog, webhookQuarantine] = await Promise.all([readPayoutCounters(deps.db), readBacklogReport(deps.db, deps.config), quarantineCounts(deps.db)]);
+    return { ...counters, backlog, webhookQuarantine };
   });
 
   /** The human queue: parked and review payouts, oldest first, with why and what to do next. */
-  app.get('/ops/payouts', documented(ops, { summary: 'The human queue: parked and review payouts with amounts, reasons in words, age and Web UI links', tags: ['ops'], querystring: queueFilterSchema }), async (request) => listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), {
-    temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE,
-  }));
+  app.get('/ops/payouts', documented(ops, { summary: 'The human queue: parked and review payouts with amounts, reasons in words, age and Web UI links', description: '`totals`: everything waiting, past the page and the filter: payouts, parked, review and their sum.', tags: ['ops'], querystring: queueFilterSchema }), async (request) => {
+    const [page, totals] = await Promise.all([
+      listHumanQueue(deps.db, queueFilterSchema.parse(request.query ?? {}), { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE }),
+      humanQueueTotals(deps.db),
+    ]);
+    return { ...page, totals };
+  });
 
   /** One decision on many payouts, each applied and audited on its own and answered per order. */
   app.post('/ops/payouts/decisions', documented(ops, { summary: 'One decision on many payouts, each audited and answered per order', tags: ['ops'], body: bulkBody }), async (request) => {
@@ -141,9 +141,10 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
     };
   });
 
-  app.get('/ops/batches', documented(ops, { summary: 'Payout batches of pairs on an hourly or daily schedule, newest cutoff first: the window, the sum, the orders, the batch\'s payout', tags: ['ops'], querystring: batchFilterSchema }), async (request) => {
+  app.get('/ops/batches', documented(ops, { summary: 'Payout batches of pairs on an hourly or daily schedule, newest cutoff first: the window, the sum, the orders, the batch\'s payout', description: 'Filter by pair (`employerId`, `vendorId`), `status` and `day` (an IST day the window overlaps). `totals` counts every batch the filter matches, past the page: batches, open ones, orders and their sum in paise.', tags: ['ops'], querystring: batchFilterSchema }), async (request) => {
     const filter = batchFilterSchema.parse(request.query ?? {});
-    return { batches: await listBatches(deps.db, filter) };
+    const [batches, totals] = await Promise.all([listBatches(deps.db, filter), batchTotals(deps.db, filter)]);
+    return { batches, totals };
   });
 
   app.get('/ops/batches/:batchId', documented(ops, { summary: 'One payout batch with every order inside (its payout and decisions are at /ops/payouts/{batchId})', tags: ['ops'], params: batchParams }), async (request) => {
@@ -156,13 +157,7 @@ export async function opsPayoutRoutes(app: FastifyInstance, deps: OpsPayoutDeps)
   app.post('/ops/batches/:batchId/close', documented(ops, { summary: 'Close an open batch now instead of at its cutoff, and pay it (its run closes it; orders arriving after go to the next window)', tags: ['ops'], params: batchParams, body: reasonBody, success: 202 }), async (request, reply) => {
     const { batchId } = batchParams.parse(request.params);
     const { reason } = reasonBody.parse(request.body ?? {});
-    const batch = await batchOfPayoutKey(deps.db, batchId);
-    if (!batch) throw new AppError(404, 'batch_not_found', `no batch ${batchId}`);
-    if (batch.status !== 'open') throw new AppError(409, 'batch_not_open', `batch ${batchId} closed at ${batch.closedAt}`);
-    if (!deps.temporal) throw new AppError(503, 'temporal_unavailable', 'this API has no Temporal connection to reach the batch\'s run');
-    const actor = auditActor(request);
-    await signalCloseBatchNow(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, batch, actor);
-    logger.info({ batchId, actor, reason }, 'ops closed a batch before its cutoff');
+    const batch = await closeBatchNow({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, batchId, { actor: auditActor(request), reason });
     return reply.code(202).send({ batch, closing: true });
   });
 

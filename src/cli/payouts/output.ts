@@ -1,5 +1,6 @@
 /** How the CLI writes: for a person on a terminal, aligned columns and IST times; for a pipe or a
- * file, plain lines (a header, then tab-separated fields, ISO times) that `cut` and `awk` read. */
+ * file, plain lines (a header, then tab-separated fields, ISO times at +05:30) that `cut` and `awk` read. */
+import { formatIst, isoIst } from '../../domain/istTime';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -27,15 +28,10 @@ export function formatAge(seconds: number): string {
   return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3_600)}h`;
 }
 
-const IST_OFFSET_MS = 330 * 60_000;
-
-/** An instant for a person (IST wall clock, to the minute) or for a pipe (ISO, unchanged). */
+/** An instant for a person (IST wall clock, to the minute) or for a pipe (ISO with IST's offset). */
 export function formatInstant(iso: string | null | undefined, style: Style): string {
   if (!iso) return '';
-  if (!style.tty) return iso;
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  return `${new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ')} IST`;
+  return style.tty ? formatIst(iso, { seconds: false }) : isoIst(iso) ?? '';
 }
 
 /** The shell-quoted form of an argument, for commands printed for a person to paste. */

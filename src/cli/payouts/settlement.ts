@@ -11,7 +11,7 @@ import { ApiError, type ApiClient, type SettlementBatch, type SettlementDecision
 import { readCsvArgument, refusedFile } from './bank';
 import { connect, Failure, isoDayFlag, UsageError } from './context';
 import { moneyFilePath } from './moneyFiles';
-import { renderTable, writeJson, writeLines, type Style } from './output';
+import { formatInstant, renderTable, writeJson, writeLines, type Style } from './output';
 
 const FREEZE_WAIT_MS = 60_000;
 const POLL_MS = 300;
@@ -49,7 +49,7 @@ export function registerSettlementCommands(program: Command): void {
       if (ctx.json) return writeJson(batches);
       if (batches.length === 0) return writeLines(['no settlement batches']);
       writeLines(renderTable(['BATCH', 'PERIOD', 'STATUS', 'LINES', 'OPEN', 'AMOUNT', 'PAID', 'BY', 'CREATED'],
-        batches.map((b) => [b.id, `${b.from} … ${b.to}`, b.status, b.lines, b.openLines, formatRupees(b.amountPaise), formatRupees(b.paidPaise), b.createdBy, b.createdAt]), ctx.style));
+        batches.map((b) => [b.id, `${b.from} … ${b.to}`, b.status, b.lines, b.openLines, formatRupees(b.amountPaise), formatRupees(b.paidPaise), b.createdBy, formatInstant(b.createdAt, ctx.style)]), ctx.style));
     });
 
   settlement.command('bank-file')
@@ -149,7 +149,7 @@ export function batchLines(batch: SettlementBatch, style: Style): string[] {
   const lines = [
     `batch ${batch.id} (${batch.from} … ${batch.to}): ${batch.status}; ${t.lines} line(s), ${formatRupees(t.amountPaise)}; paid ${t.paid} (${formatRupees(t.paidPaise)}), open ${t.open}, failed ${t.failed}${t.cancelled ? `, cancelled ${t.cancelled}` : ''}`,
   ];
-  if (batch.bankFile) lines.push(`bank file downloaded ${batch.bankFile.downloads} time(s), last by ${batch.bankFile.lastDownloadedBy} at ${batch.bankFile.lastDownloadedAt}`);
+  if (batch.bankFile) lines.push(`bank file downloaded ${batch.bankFile.downloads} time(s), last by ${batch.bankFile.lastDownloadedBy} at ${formatInstant(batch.bankFile.lastDownloadedAt, style)}`);
   if (batch.lines.length > 0) {
     lines.push(...renderTable(['REFERENCE', 'VENDOR', 'BENEFICIARY', 'ACCOUNT', 'IFSC', 'AMOUNT', 'ORDERS', 'STATUS', 'UTR', 'PAID ON'],
       batch.lines.map((l) => [l.reference, l.vendorId, l.beneficiaryName, l.accountMasked, l.ifsc, formatRupees(l.amountPaise), l.members, l.status + (l.failureReason ? ` (${l.failureReason})` : ''), l.utr, l.paidOn]), style));
