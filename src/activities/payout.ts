@@ -253,7 +253,9 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       // (The workflow never passes a `not_sent` outcome here: the gate recorded it already.)
       const fields = payoutLogFields({ id: req.payoutId, orderId: req.orderId });
       // The gateway adapter has already logged the provider's answer whole.
-      if (outcome.type === 'rejected') logger.warn({ ...fields, code: outcome.error.code }, 'direct transfer rejected');
+      // Info: a rejection is an answer, recorded with its code; what it leads to (a retry, or a park
+      // that reaches the ops queue, its metric and alert) is where ops look.
+      if (outcome.type === 'rejected') logger.info({ ...fields, code: outcome.error.code }, 'direct transfer rejected');
       else if (outcome.type === 'unknown') logger.warn({ ...fields, reason: outcome.reason, detail: outcome.detail }, 'direct transfer outcome unknown: the resolver will ask the provider');
       const recorded = await recordTransferOutcome(db, { payoutId: req.payoutId, attemptNo: req.attemptNo, idempotencyKey: req.idempotencyKey, outcome, runId: currentRunId(), policy: recording });
       if (recorded.balanceWallLowered) await wakeAfterBalanceWall(fields);

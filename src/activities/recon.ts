@@ -67,7 +67,7 @@ export function createReconActivities({ db, gateway, config, now = () => new Dat
       const { found, saved } = await whileHeartbeating({ step: 'matching' }, () => withFoundExceptions(db, input.runId, window, (tx) => matchWindowInDatabase(tx, window)));
       // Every run, whatever its window: does the ledger as written still say what the rails' rows say?
       const ledger = await whileHeartbeating({ step: 'ledger' }, () => judgeLedger(db, input.runId, input.asOf));
-      return { matched: found.matched, ...saved, ledgerDrift: ledger };
+      return { matched: found.matched, gatewayRows: found.gatewayRows, bankCredits: found.bankCredits, bankDebits: found.bankDebits, ...saved, ledgerDrift: ledger };
     },
 
     async finishReconRun(input: { runId: string; rowsFetched: number; summary: unknown }): Promise<void> {

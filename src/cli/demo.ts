@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { payoutWorkflowId } from '../contracts/payout';
+import type { ReconProgress } from '../contracts/recon';
 import { istDateOf, settlementDueDate } from '../domain/calendar';
 import { formatRupees } from '../domain/money';
 import type { SandboxControl } from '../sandbox/control';
@@ -114,7 +115,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummaryRow[]> {
       if (status !== seen) { seen = status; log(`  ${demo.label}: payout ${status}${found?.payout?.lastCode ? ` (${found.payout.lastCode})` : ''} — ${link}`); }
       return ['settled', 'parked', 'review', 'cancelled', 'rerouted'].includes(status) ? status : null;
     }, timeoutMs, `payout of ${orderId}`);
-    if (resting === 'parked') log(`  ${demo.label}: parked for ops — POST /ops/payouts/${orderId}/retry after the account is fixed`);
+    if (resting === 'parked') log(`  ${demo.label}: as planned, Razorpay refused the transfer to a suspended account; it waits in the ops queue (console: /console/payouts) — retry it once the account is fixed: POST /ops/payouts/${orderId}/retry`);
   }
 
   const rows: DemoSummaryRow[] = [];
@@ -168,13 +169,14 @@ async function runFinanceDemo(opts: DemoOptions, finance: ReturnType<typeof apiC
     const window = { from: captureDay, to: due, asOf: due };
     const clean = await reconRun(finance, window, timeoutMs);
     const mismatches = Object.entries(clean.byClass ?? {}).filter(([k]) => k === 'mismatched').reduce((s, [, n]) => s + Number(n), 0);
-    log(`finance: recon ${captureDay}…${due}: ${clean.matched} matched, ${clean.exceptions} exception(s) ${JSON.stringify(clean.byReason ?? {})}, ${mismatches} mismatched`);
+    log(reconLine(`recon ${captureDay} → ${due}`, clean, mismatches));
 
     // One discrepancy finance must see: a credit from Razorpay that no order of ours explains.
     await sandbox.injectAdjustment({ amountPaise: 5_000, description: `demo ${tag}: a credit nobody booked`, date: due });
     await sandbox.runSettlements({ date: due });
     await importBankStatement(finance, await sandbox.bankStatementCsv({ from: captureDay, to: due }), `demo-${tag}-bank-2.csv`, log);
-    await reconRun(finance, window, timeoutMs);
+    const again = await reconRun(finance, window, timeoutMs);
+    log(reconLine(`recon ${captureDay} → ${due} again (the newest row of the console's runs)`, again));
     const { exceptions } = await finance('GET', `/finance/recon/exceptions?status=open&reason=adjustment&from=${captureDay}&to=${due}`);
     const seeded = (exceptions as Array<{ reason: string; nextAction: string; actualPaise: number | null; entityId: string | null }>)[0] ?? null;
     if (seeded) log(`finance: seeded discrepancy → exception ${seeded.reason} (${formatRupees(Math.abs(seeded.actualPaise ?? 0))}, ${seeded.entityId}): ${seeded.nextAction}`);
@@ -189,13 +191,21 @@ async function importBankStatement(finance: ReturnType<typeof apiCaller>, csv: s
   log(`finance: bank statement ${fileName}: ${result.linesAdded ?? result.lines_added ?? '?'} line(s) added${result.duplicateFile ? ' (already imported)' : ''}`);
 }
 
+type ReconSummaryWords = Pick<ReconProgress, 'rowsFetched' | 'matched' | 'matchedGatewayRows' | 'matchedBankCredits' | 'matchedBankDebits' | 'exceptions'> & { byReason?: Record<string, number>; byClass?: Record<string, number> };
+
+/** A run in the words and counts of the console's runs table. */
+function reconLine(what: string, r: ReconSummaryWords, mismatched?: number): string {
+  const reasons = Object.entries(r.byReason ?? {}).map(([k, n]) => `${k} ${n}`).join(', ');
+  return `finance: ${what}: ${r.rowsFetched} gateway row(s) pulled, ${r.matchedGatewayRows ?? r.matched} matched to our records; bank lines matched: ${r.matchedBankCredits ?? 0} credit(s), ${r.matchedBankDebits ?? 0} debit(s); ${r.exceptions} exception(s)${reasons ? ` (${reasons})` : ''}${mismatched === undefined ? '' : `, ${mismatched} mismatched`}`;
+}
+
 async function reconRun(finance: ReturnType<typeof apiCaller>, window: { from: string; to: string; asOf: string }, timeoutMs: number) {
   const { workflowId } = await finance('POST', '/finance/recon/runs', window);
   return until(async () => {
     const { live, runs } = await finance('GET', `/finance/recon/runs/${workflowId}`, undefined, []);
     if (!live || live.status === 'RUNNING') return null;
     // The run just started is the newest recorded one.
-    const run = (runs as Array<{ status: string; summary: { matched: number; exceptions: number; byReason?: Record<string, number>; byClass?: Record<string, number> } | null }>)[0];
+    const run = (runs as Array<{ status: string; summary: ReconSummaryWords | null }>)[0];
     if (live.status !== 'COMPLETED' || run?.status !== 'completed' || !run.summary) throw new Error(`demo: recon run ${workflowId} ended ${live.status}`);
     return run.summary;
   }, timeoutMs, `recon run ${workflowId}`);

@@ -42,6 +42,13 @@ interface RunRow {
   started_at: Date; finished_at: Date | null; open_count: string; open_expected: string | null; open_actual: string | null;
 }
 
+/** Settlements matched to bank credits and run lines to bank debits: "3 credits, 1 debit". */
+function bankMatched(s: RunRow['summary']): string {
+  if (s?.matchedBankCredits === undefined) return '—';
+  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  return `${n(s.matchedBankCredits, 'credit')}, ${n(s.matchedBankDebits ?? 0, 'debit')}`;
+}
+
 function progressFragment(workflowId: string, live: { status: string; progress: ReconProgress | null } | null): Html {
   const p = live?.progress;
   const running = live?.status === 'RUNNING';
@@ -53,7 +60,7 @@ function progressFragment(workflowId: string, live: { status: string; progress: 
   return html`<section id="progress" aria-labelledby="progress-title" data-state="${running ? 'running' : 'done'}"${poll}>
 <h2 id="progress-title">Run ${workflowId}: <span data-testid="run-state">${words}</span></h2>
 <progress max="100" value="${value}" aria-label="Run progress">${value}%</progress> <span>${value}%</span>
-<p role="status" aria-live="polite">days pulled ${p?.daysPulled ?? 0} of ${p?.daysTotal ?? '?'} · rows pulled ${p?.rowsFetched ?? 0} · settlements ${p?.settlementsFetched ?? 0} · matched ${p?.matched ?? 0} · exceptions so far ${p?.exceptions ?? 0}</p>
+<p role="status" aria-live="polite">days pulled ${p?.daysPulled ?? 0} of ${p?.daysTotal ?? '?'} · gateway rows pulled ${p?.rowsFetched ?? 0} · settlements ${p?.settlementsFetched ?? 0} · ${p?.matchedGatewayRows === undefined ? html`matched ${p?.matched ?? 0}` : html`rows matched ${p.matchedGatewayRows} · bank lines matched ${bankMatched(p)}`} · exceptions so far ${p?.exceptions ?? 0}</p>
 </section>`;
 }
 
@@ -80,10 +87,10 @@ ${csrfField(session)}
 <div class="field"><button type="submit">Start run</button></div></fieldset></form>
 ${watch ? progressFragment(watch, live) : ''}
 <h2>Runs</h2>
-<table><caption class="muted">Latest 50 runs; open exceptions are those of the run's window today.</caption>
-<thead><tr><th scope="col">Window</th><th scope="col">Status</th><th scope="col" class="num">Rows pulled</th><th scope="col" class="num">Matched</th><th scope="col" class="num">Exceptions found</th><th scope="col" class="num">Opened / cleared</th><th scope="col" class="num">Open now</th><th scope="col" class="num">Open: expected</th><th scope="col" class="num">Open: actual</th><th scope="col">Started</th><th scope="col">Progress</th></tr></thead>
+<table><caption class="muted">Latest 50 runs. Gateway rows are Razorpay's settlement line items of the window; each one matched is a payment, refund, transfer or reversal of ours with the same amount. Bank lines matched: settlements found as bank credits (UTR and amount), and settlement-run payments found as bank debits. Open exceptions are those of the run's window today.</caption>
+<thead><tr><th scope="col">Window</th><th scope="col">Status</th><th scope="col" class="num">Gateway rows pulled / matched</th><th scope="col" class="num">Bank lines matched</th><th scope="col" class="num">Exceptions found</th><th scope="col" class="num">Opened / cleared</th><th scope="col" class="num">Open now</th><th scope="col" class="num">Open: expected</th><th scope="col" class="num">Open: actual</th><th scope="col">Started</th><th scope="col">Progress</th></tr></thead>
 <tbody>${rows.length === 0 ? html`<tr><td colspan="11">No runs yet.</td></tr>` : rows.map((r) => html`<tr>
-<td>${r.from} → ${r.to}</td><td>${r.status}</td><td class="num">${r.rows_fetched}</td><td class="num">${r.summary?.matched ?? '—'}</td><td class="num">${r.summary?.exceptions ?? '—'}</td>
+<td class="nowrap">${r.from} → ${r.to}</td><td>${r.status}</td><td class="num">${r.rows_fetched} / ${r.summary?.matchedGatewayRows ?? '—'}</td><td class="num">${bankMatched(r.summary)}</td><td class="num">${r.summary?.exceptions ?? '—'}</td>
 <td class="num">${r.summary ? `${r.summary.opened ?? 0} / ${r.summary.cleared ?? 0}` : '—'}</td><td class="num">${r.open_count}</td>
 <td class="num">${rupees(r.open_expected === null ? null : Number(r.open_expected))}</td><td class="num">${rupees(r.open_actual === null ? null : Number(r.open_actual))}</td>
 <td>${formatIst(r.started_at)}</td><td><a href="/console/recon?watch=${r.workflow_id}">watch</a></td></tr>`)}</tbody></table>`,

@@ -34,7 +34,8 @@ h1{font-size:22px;margin:4px 0 12px}h2{font-size:18px;margin:20px 0 8px}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:14px}
 th,td{border-bottom:1px solid #e3e6ea;padding:6px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f5;font-weight:600}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
 form.inline{display:flex;gap:6px;align-items:center;flex-wrap:wrap}
 fieldset{border:1px solid #cfd5dc;background:#fff;padding:10px 14px;margin:0 0 12px}
 label{font-weight:600;font-size:13px;display:block}

@@ -19,7 +19,14 @@ export interface ReconProgress {
   daysPulled: number;
   rowsFetched: number;
   settlementsFetched: number;
+  /** Everything matched: the three counts below together (runs before they were kept have only this). */
   matched: number;
+  /** Of the rows pulled (Razorpay's settlement line items), those that match our records. */
+  matchedGatewayRows?: number;
+  /** Settlements matched to a bank statement credit (UTR and amount). */
+  matchedBankCredits?: number;
+  /** Settlement-run lines matched to a bank statement debit. */
+  matchedBankDebits?: number;
   exceptions: number;
 }
 

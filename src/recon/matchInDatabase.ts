@@ -285,7 +285,10 @@ const OWED = `
   WHERE r.reason IS NOT NULL
   ${LATER_WINS}`;
 
-export interface MatchedInDatabase { matched: number; steps: Record<string, number> }
+/** `matched` in all; `gatewayRows`: Razorpay's settlement line items matched to our records;
+ * `bankCredits`: settlements matched to a bank statement credit by UTR and amount; `bankDebits`:
+ * settlement-run lines matched to a bank statement debit. */
+export interface MatchedInDatabase { matched: number; gatewayRows: number; bankCredits: number; bankDebits: number; steps: Record<string, number> }
 
 /** `explain`: each statement runs under EXPLAIN ANALYZE and its plan is handed over (profiling; the
  * matched count is then 0). */
@@ -296,7 +299,7 @@ export interface MatchOptions { explain?: (step: string, plan: string) => void }
  * statement's milliseconds (the bench reports them). */
 export async function matchWindowInDatabase(tx: Tx, window: MatchWindow, options: MatchOptions = {}): Promise<MatchedInDatabase> {
   const steps: Record<string, number> = {};
-  let matched = 0;
+  const matchedBy: Record<string, number> = {};
   const run = async (step: string, sql: string, params: unknown[] = []) => {
     const started = performance.now();
     try {
@@ -306,7 +309,7 @@ export async function matchWindowInDatabase(tx: Tx, window: MatchWindow, options
         return;
       }
       const { rows } = await tx.query<{ matched?: number }>(sql, params);
-      matched += Number(rows[0]?.matched ?? 0);
+      matchedBy[step] = (matchedBy[step] ?? 0) + Number(rows[0]?.matched ?? 0);
     } finally {
       steps[step] = (steps[step] ?? 0) + Math.round(performance.now() - started);
     }
@@ -330,5 +333,8 @@ export async function matchWindowInDatabase(tx: Tx, window: MatchWindow, options
   await run('captures', CAPTURES, [...days, window.asOf, captureBounds[0], captureBounds[1]]);
   await run('owed', OWED, [window.asOf, windowBounds[0], windowBounds[1]]);
   await run('offline debits', offlineDebitsSql(FOUND_COLUMNS, LATER_WINS), [...days, window.asOf]);
-  return { matched, steps };
+  const count = (step: string) => matchedBy[step] ?? 0;
+  const gatewayRows = count('payments') + count('refunds, transfers, adjustments');
+  const bankCredits = count('bank'), bankDebits = count('offline debits');
+  return { matched: Object.values(matchedBy).reduce((a, b) => a + b, 0), gatewayRows, bankCredits, bankDebits, steps };
 }

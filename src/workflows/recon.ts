@@ -51,6 +51,10 @@ async function pullAndMatch(window: ReconWindow, runId: string, asOf: string, da
   progress.phase = 'matching';
   const matched = await reconCall.matchReconWindow({ runId, from: window.from, to: window.to, asOf });
   progress.matched = matched.matched;
+  // Fields of the activity's answer (absent from an older worker's): no command changes, replay holds.
+  progress.matchedGatewayRows = matched.gatewayRows;
+  progress.matchedBankCredits = matched.bankCredits;
+  progress.matchedBankDebits = matched.bankDebits;
   progress.exceptions = matched.exceptions;
   progress.phase = 'completed';
   const summary: ReconSummary = { ...progress, runId, from: window.from, to: window.to, asOf, byReason: matched.byReason, byClass: matched.byClass, opened: matched.opened, changed: matched.changed, cleared: matched.cleared };

@@ -40,6 +40,14 @@ describe('payouts demo', () => {
     expect(text).toMatch(/finance: the sandbox clock moves to \d{4}-\d{2}-\d{2} \(T\+2 working days\); Razorpay settles [1-9]\d* settlement/);
     expect(text).toMatch(/finance: recon .*, 0 mismatched/);
     expect(text).toMatch(/finance: seeded discrepancy → exception adjustment \(₹50\.00/);
+    expect(text).toMatch(/as planned, Razorpay refused the transfer to a suspended account; it waits in the ops queue/);
+    // The demo's last recon line says what the console's newest run row says, in the same counts.
+    const newest = (await db.query('SELECT rows_fetched, summary FROM recon_runs ORDER BY started_at DESC LIMIT 1')).rows[0];
+    const s = newest.summary as { matchedGatewayRows: number; matchedBankCredits: number; matchedBankDebits: number; exceptions: number };
+    expect(text).toContain(`again (the newest row of the console's runs): ${newest.rows_fetched} gateway row(s) pulled, ${s.matchedGatewayRows} matched to our records; bank lines matched: ${s.matchedBankCredits} credit(s), ${s.matchedBankDebits} debit(s); ${s.exceptions} exception(s)`);
+    expect(s.matchedGatewayRows).toBeLessThanOrEqual(newest.rows_fetched);
+    // Nothing the demo did was set aside: its sandbox never dates an event ahead of our clock.
+    expect((await db.query('SELECT event_type, reason FROM quarantined_webhooks')).rows).toEqual([]);
     // Every demo vendor has bank details for a settlement run's bank file, stored masked.
     expect(text).toMatch(/bank details set for ven_dosa_\w+, ven_biryani_\w+, ven_shut_\w+/);
     expect((await db.query('SELECT account_masked FROM vendor_bank_details ORDER BY account_masked')).rows).toEqual([{ account_masked: 'XXXXXX0601' }, { account_masked: 'XXXXXX0602' }, { account_masked: 'XXXXXX0603' }]);
