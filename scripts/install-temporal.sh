@@ -10,18 +10,14 @@
 # 20261209, load 5 on 2 cores). Temporal itself took v1.44.3 for the same errors
 # (temporalio/temporal#9198, https://gitlab.com/cznic/sqlite/-/issues/241).
 set -euo pipefail
+. "$(dirname "$0")/go-module-build.sh"
 version="${TEMPORAL_CLI_VERSION:-v1.5.1}"
 sqlite="${TEMPORAL_CLI_SQLITE_VERSION:-v1.44.3}"
 cache="${PAYOUTS_CACHE_DIR:-$HOME/.cache/payouts}/temporal-cli-$version-sqlite-$sqlite"
 bin="$cache/temporal"
-if [ -x "$bin" ]; then
-  echo "$bin"
-  exit 0
-fi
-command -v go >/dev/null || { echo "install-temporal: Go is required (https://go.dev/dl)" >&2; exit 1; }
+cached_binary install-temporal "$bin"
 echo "install-temporal: building temporal $version with modernc.org/sqlite $sqlite (first time only, a few minutes)" >&2
-src=$(go mod download -json "github.com/temporalio/cli@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-[ -n "$src" ] || { echo "install-temporal: go mod download printed no source folder for github.com/temporalio/cli@$version" >&2; exit 1; }
+src=$(module_source install-temporal "github.com/temporalio/cli@$version")
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cp -r "$src/." "$work/"

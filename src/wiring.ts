@@ -20,7 +20,7 @@ import type { EnsuredSchedule } from './temporal/schedules';
 
 export function productionDeps(config: Config, db: Db, client: Client): { activities: ActivityDeps; api: ApiDeps } {
   const gateway = createGateway(config);
-  const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db);
+  const payoutStarter = temporalPayoutStarter(client, config.TEMPORAL_TASK_QUEUE, db, { tracesUiUrl: config.TRACES_UI_URL, consoleUrl: config.PUBLIC_URL });
   return {
     activities: { db, config, gateway, payoutStarter },
     api: { config, db, gateway, payoutStarter, temporal: client, reconStarter: temporalReconStarter(client, config.TEMPORAL_TASK_QUEUE) },

@@ -21,14 +21,21 @@ import { ensureSchedules, productionDeps, SCHEDULE_IDS } from './wiring';
 import { startPacingFrom } from './outbox/drainer';
 import { startWorkerPollers } from './startup/pollers';
 import { whileServerSettles } from './temporal/whileServerSettles';
+import { tracedWorkerOptions, WORKFLOW_TRACING_MODULE } from './temporal/tracing';
+import { startTracing } from './observability/tracing';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundles the workflow code once per process (about 1.5 s; webpack). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: sdkLogger() });
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [WORKFLOW_TRACING_MODULE], logger: sdkLogger() });
   return bundle;
+}
+
+/** What a replay needs beside its histories: the production bundle and the sinks its workflow code calls. */
+export async function replayOptions(): Promise<{ workflowBundle: WorkflowBundleWithSourceMap } & Pick<WorkerOptions, 'sinks' | 'interceptors'>> {
+  return { workflowBundle: await workflowBundle(), ...tracedWorkerOptions() };
 }
 
 /** The workers of one process: the workflow task queue's, and one per provider call class on its
@@ -73,7 +80,7 @@ function deploymentOptions(version: WorkerDeploymentVersion | undefined): Pick<W
 
 /** The worker set with the production settings, for given activities (a test's wrapped ones, a bench's). */
 export async function createPayoutWorkers(opts: PayoutWorkersOptions): Promise<PayoutWorkers> {
-  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities, ...deploymentOptions(opts.version) };
+  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities, ...deploymentOptions(opts.version), ...tracedWorkerOptions() };
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,
@@ -123,6 +130,7 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the worker alone (npm run dev starts everything)');
   // Before the SDK's runtime starts its threads, so they inherit it.
   if (config.WORKER_CPU_NICE > 0) logger.info({ nice: config.WORKER_CPU_NICE, threads: lowerCpuPriority(config.WORKER_CPU_NICE) }, 'worker CPU priority lowered');
+  const tracing = startTracing('payouts-worker', config.TRACES_OTLP_URL);
   const db = createPool(config.DATABASE_URL, poolOptionsFrom(config));
   await waitForDatabase(db, config, logger);
   const connection = await connectWorkerWithRetry(config, logger);
@@ -153,6 +161,7 @@ async function main(): Promise<void> {
   // The SDK stops the worker on SIGINT/SIGTERM by itself (graceful: running activities finish).
   await worker.run();
   await drainer.stop();
+  await tracing.shutdown();
   await health.close();
   await db.end();
   await client.connection.close();

@@ -1,5 +1,6 @@
 /** Activities of payoutWorkflow. Database activities are idempotent and may be retried; the one
  * money-moving call, sendDirectTransfer, is never retried by Temporal (maximumAttempts 1). */
+import { annotateSpan } from '../observability/tracing';
 import { Context } from '@temporalio/activity';
 import { payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
 import type { Config } from '../config/config';
@@ -231,6 +232,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     /** The money-moving call. Never throws for a provider answer: every answer becomes an outcome. */
     async sendDirectTransfer(req: TransferRequest): Promise<TransferSendOutcome> {
+      annotateSpan({ orderId: req.orderId, payoutId: req.payoutId, batchId: req.batchId });
       const startedAt = Date.now();
       const timeoutMs = Context.current().info.startToCloseTimeoutMs;
       const capture = await confirmCapture(req);
@@ -252,6 +254,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
     async recordTransferOutcome(req: TransferRequest, outcome: MoneyOutcome<RzpTransfer>): Promise<Recorded> {
       // (The workflow never passes a `not_sent` outcome here: the gate recorded it already.)
       const fields = payoutLogFields({ id: req.payoutId, orderId: req.orderId });
+      annotateSpan({ orderId: req.orderId, payoutId: req.payoutId, batchId: req.batchId }, { 'payouts.outcome': outcome.type });
       // The gateway adapter has already logged the provider's answer whole.
       // Info: a rejection is an answer, recorded with its code; what it leads to (a retry, or a park
       // that reaches the ops queue, its metric and alert) is where ops look.

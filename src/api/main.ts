@@ -3,6 +3,7 @@
 import { loadConfig, mustUseRealSecrets } from '../config/config';
 import { createPool, poolOptionsFrom } from '../db/pool';
 import { logger } from '../logger';
+import { startTracing } from '../observability/tracing';
 import { liveDevStackKeys } from '../auth/apiKeys';
 import { connectClientWithRetry, waitForDatabase } from '../startup/retry';
 import { buildApi } from './server';
@@ -12,6 +13,7 @@ import { productionDeps } from '../wiring';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, { refuseSampleSecrets: true });
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required to run the API alone (npm run dev starts everything)');
+  const tracing = startTracing('payouts-api', config.TRACES_OTLP_URL);
   const poolOptions = poolOptionsFrom(config);
   const db = createPool(config.DATABASE_URL, poolOptions);
   await waitForDatabase(db, config, logger);
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
   await warmUpApi(db, poolOptions.min ?? 0);
   await app.listen({ port: config.API_PORT, host: config.HTTP_HOST });
   logger.info({ port: config.API_PORT, adminPort: config.ADMIN_PORT ?? null }, 'API listening');
-  const stop = async () => { await app.close(); await db.end(); await client.connection.close(); process.exit(0); };
+  const stop = async () => { await app.close(); await tracing.shutdown(); await db.end(); await client.connection.close(); process.exit(0); };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
 }

@@ -21,6 +21,8 @@ import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../sandbox';
 import { bootProductionWorker } from '../worker';
+import { installedJaeger, startJaeger } from '../devstack/jaeger';
+import { startTracing } from '../observability/tracing';
 import { productionDeps } from '../wiring';
 import { runDemo } from './demo';
 import { logger } from '../logger';
@@ -86,12 +88,21 @@ async function main(): Promise<void> {
       const running = sandbox;
       stops.push(() => running.close());
     }
+    // Traces: Jaeger when scripts/install-jaeger.sh has built it (CI does; a first build takes minutes).
+    const jaegerBinary = process.env.DEV_TRACES === 'off' || config.TRACES_OTLP_URL ? null : installedJaeger();
+    const jaeger = jaegerBinary ? await startJaeger({ binary: jaegerBinary, projectRoot, log: (line) => logger.warn(line) }) : null;
+    if (jaeger) stops.push(() => jaeger.stop());
+    else if (!config.TRACES_OTLP_URL) logger.info('traces: Jaeger is not built on this machine, so no trace is kept; `bash scripts/install-jaeger.sh` builds it (several minutes, once), then npm run dev starts it');
     const runtimeConfig: Config = {
       ...config,
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: services.temporalAddress,
       RAZORPAY_BASE_URL: sandbox?.baseUrl ?? config.RAZORPAY_BASE_URL,
+      TRACES_OTLP_URL: jaeger?.otlpUrl ?? config.TRACES_OTLP_URL,
+      TRACES_QUERY_URL: jaeger?.queryUrl ?? config.TRACES_QUERY_URL,
     };
+    const tracing = startTracing('payouts', runtimeConfig.TRACES_OTLP_URL);
+    stops.push(() => tracing.shutdown());
     const client = await connectClient(runtimeConfig);
     stops.push(() => client.connection.close());
     const deps = productionDeps(runtimeConfig, db, client);
@@ -126,6 +137,7 @@ async function main(): Promise<void> {
       `  API               ${apiUrl}  (GET /health)`,
       `  Razorpay          ${sandbox ? `sandbox at ${sandbox.baseUrl} (webhooks → ${apiUrl}/webhooks/razorpay)` : runtimeConfig.RAZORPAY_BASE_URL ?? 'https://api.razorpay.com'}`,
       `  PostgreSQL        ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
+      `  Traces (Jaeger)   ${jaeger ? `${jaeger.queryUrl}/api/traces?service=payouts (each payout's console page draws its trace)` : 'off (bash scripts/install-jaeger.sh, then restart)'}`,
       ...consoleDevLines({ apiUrl }),
       `  API keys (dev)    in ${path.relative(process.cwd(), credentials.file)}; the payouts CLI finds them (npm run payouts -- queue)`,
       ...Object.entries(credentials.keys).map(([role, key]) => `    ${role.padEnd(9)} ${key}`),

@@ -26,6 +26,14 @@ export const platformKnobs = {
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payouts'),
   /** Where people open the Temporal Web UI; links in the ops queue and the CLI point there. */
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+  /** Where the API and the worker send their traces (OTLP over HTTP, e.g. Jaeger's
+   * http://127.0.0.1:4318); unset: no trace leaves the process (the spans are no-ops). */
+  TRACES_OTLP_URL: z.string().url().optional(),
+  /** Jaeger's query API (its /api/traces), which the console reads to show a payout's trace. */
+  TRACES_QUERY_URL: z.string().url().optional(),
+  /** Where people open a trace store's UI (Jaeger's, in docker compose); the console links there
+   * beside the trace it draws. Unset: no link. */
+  TRACES_UI_URL: z.string().url().optional(),
   /** TLS to Temporal (self-hosted mTLS or Temporal Cloud): `on` with the system CAs, or any of the
    * files below (PEM); an API key (Temporal Cloud) implies TLS. */
   TEMPORAL_TLS: onOff.default('off'),

@@ -21,6 +21,8 @@ import { findPayoutByOrder } from '../payouts/repository';
 import { signalDecisionAfterCommit, sweepAfterResume } from '../payouts/afterDecision';
 import { awaitsHuman, statusesAllowing } from '../payouts/stateMachine';
 import { batchSection } from './batchPages';
+import { traceSection } from './traceSection';
+import { isBatchKey } from '../contracts/payoutBatch';
 import { html, type Html } from './html';
 import { formatAge } from '../domain/durationWords';
 import { csrfField, page } from './layout';
@@ -173,13 +175,14 @@ ${queue}`,
     const { orderId } = orderParams.parse(request.params);
     const payout = await findPayoutByOrder(deps.db, orderId, cap);
     if (!payout) throw new AppError(404, 'payout_not_found', `no payout for order ${orderId}`);
-    const [attempts, actions, order, batch] = await Promise.all([
+    const [attempts, actions, order, batch, trace] = await Promise.all([
       deps.db.query<{ attempt_no: number; outcome: string; provider_code: string | null; provider_transfer_id: string | null; raw: unknown; created_at: Date }>(
         'SELECT attempt_no, outcome, provider_code, provider_transfer_id, raw, created_at FROM payout_attempts WHERE payout_id = $1 ORDER BY id', [payout.id]),
       deps.db.query<{ actor: string; action: string; reason: string | null; reference: string | null; created_at: Date }>(
         'SELECT actor, action, reason, reference, created_at FROM review_actions WHERE payout_id = $1 ORDER BY id', [payout.id]),
       orderView(deps.db, orderId),
       batchOfPayoutKey(deps.db, orderId),
+      traceSection(deps, orderId, isBatchKey(orderId)),
     ]);
     const waiting = awaitsHuman(payout.status);
     const reason = waiting ? explainPayoutCode(payout.lastCode, payout.status) : null;
@@ -189,7 +192,7 @@ ${queue}`,
     return sendPage(reply, page({
       title: `Payout for ${orderId}`, session, current: '/console/payouts',
       body: html`${decided.decided ? html`<p class="notice" role="status">${ACTION_WORDS[decided.decided].label}: ${decided.already ? 'already in effect' : 'done'} (audited).</p>` : ''}
-<p><a href="/console/payouts">← Back to the queue</a> · <a href="${webUiUrl(deps, orderId)}" target="_blank" rel="noopener">Temporal Web UI: ${payoutWorkflowId(orderId)}</a></p>
+<p><a href="/console/payouts">← Back to the queue</a> · <a href="${webUiUrl(deps, orderId)}" target="_blank" rel="noopener">Temporal Web UI: ${payoutWorkflowId(orderId)}</a> · <a href="#trace">its trace</a></p>
 <table><tbody>
 <tr><th scope="row">Status</th><td data-testid="payout-status">${payout.status}</td></tr>
 <tr><th scope="row">Amount</th><td>${formatRupees(payout.amountPaise)}</td></tr>
@@ -208,6 +211,7 @@ ${payableByHand ? html`<p>Not paid yet: its run sends the transfer when it is du
 <table><thead><tr><th scope="col">At</th><th scope="col">Who</th><th scope="col">Decision</th><th scope="col">Reason</th><th scope="col">Reference</th></tr></thead>
 <tbody>${actions.rows.length ? actions.rows.map((r) => html`<tr><td>${formatIst(r.created_at)}</td><td>${r.actor}</td><td>${r.action}</td><td>${r.reason ?? ''}</td><td>${r.reference ?? ''}</td></tr>`) : html`<tr><td colspan="5">No decision yet.</td></tr>`}</tbody></table>
 ${batch ? batchSection(batch, orderId) : ''}
+${trace}
 ${batch && !order ? '' : html`<h2>The order it pays</h2>
 ${order ? html`<table><tbody>
 <tr><th scope="row">Order</th><td>${order.orderId} (${order.status}, ${order.paymentMethod}${order.paidVia ? `, paid via ${order.paidVia}` : ''})</td></tr>

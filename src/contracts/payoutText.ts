@@ -8,6 +8,19 @@ export function payoutSummary(p: { amountPaise: number; vendorId: string; orderI
   return `${formatRupees(p.amountPaise)} to ${p.vendorId} for ${p.orderId}`;
 }
 
+/** Where a run's trace can be opened: the trace store's UI and the console (both optional). */
+export interface TraceLinks { tracesUiUrl?: string; consoleUrl?: string }
+
+/** Markdown for the run's static details (the Web UI's summary): where its state is, and its trace
+ * (the trace id the start ran in, linked to the trace store's UI and the console when configured). */
+export function payoutStartDetails(orderId: string, traceId: string | null, links: TraceLinks = {}): string {
+  const parts = [
+    traceId ? (links.tracesUiUrl ? `[trace ${traceId}](${links.tracesUiUrl.replace(/\/$/, '')}/trace/${traceId})` : `trace ${traceId}`) : `spans tagged payouts.order_id = ${orderId}`,
+    ...(links.consoleUrl ? [`[the console's payout page](${links.consoleUrl.replace(/\/$/, '')}/console/payouts/${encodeURIComponent(orderId)}#trace)`] : []),
+  ];
+  return `Payout of order ${orderId}: see the current details for its state and next step.\n\nIts trace: ${parts.join(' · ')}.`;
+}
+
 export type PayoutSituation = 'waiting_for_resume' | 'resolving' | 'backoff' | null;
 
 /** Markdown: the state in words, and for a payout that waits for a human the exact API calls. */

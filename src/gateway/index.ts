@@ -8,6 +8,7 @@ import { callOutcomeOf, countProviderCall } from './callCounts';
 import { ProviderContractError, classifyFailure, type FailedOutcome } from './classify';
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
+import { inSpan, SpanKind } from '../observability/tracing';
 import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpRefund, type RzpTransfer } from './types';
 
 export { validatePaymentSignature, validateWebhookSignature } from './signatures';
@@ -41,9 +42,13 @@ function failureOf(operation: ProviderEndpoint, result: Extract<SdkCallResult<un
 /** One SDK call to Razorpay, counted by endpoint and outcome (callCounts.ts); a failure is counted
  * by failureOf, which every failed call goes through. */
 async function providerCall<T>(operation: ProviderEndpoint, headers: Record<string, string>, fn: () => Promise<T>): Promise<SdkCallResult<T>> {
-  const result = await callSdk(headers, fn);
-  if (result.ok) countProviderCall(operation, 'ok');
-  return result;
+  // A client span per call, in the trace of the activity or request that makes it.
+  return inSpan(`razorpay ${operation}`, { kind: SpanKind.CLIENT, attributes: { 'razorpay.operation': operation } }, async (span) => {
+    const result = await callSdk(headers, fn);
+    if (result.ok) countProviderCall(operation, 'ok');
+    else span.setAttributes({ 'razorpay.failed': true, ...(result.transportError ? { 'razorpay.transport_error': result.transportError.code ?? 'unknown' } : {}) });
+    return result;
+  });
 }
 
 function invalidAnswer(operation: ProviderEndpoint, issues: z.core.$ZodIssue[], raw: unknown): FailedOutcome {

@@ -6,6 +6,7 @@ import type { PaymentMethod, Route, SettlementMode } from '../domain/routing';
 import { oweOrders } from '../ledger/orderObligations';
 import { recordSplitInLedger } from '../ledger/splitDischarges';
 import { logger } from '../logger';
+import { annotateSpan, currentTraceparent } from '../observability/tracing';
 import { completeOutboxRow, enqueuePayoutStartSql, releaseOutboxRow, wakeDrainerSoon, WRITER_LEASE_MS } from '../outbox/outbox';
 import { leaveForSweep, type PayoutStarter } from '../payouts/starter';
 import type { AfterCommit } from './afterCommit';
@@ -68,6 +69,7 @@ export async function markPaid(tx: Tx, orderId: string, evidence: PaidEvidence):
   );
   const order = rows[0];
   if (!order) return { transitioned: false };
+  annotateSpan({ orderId: order.id, vendorId: order.vendor_id });
 
   const terms: PairTerms = order.settlement_mode === null
     ? await pairTermsOrFail(tx, order.employer_id, order.vendor_id) // says which of the two is unknown
@@ -103,9 +105,9 @@ async function writeWhatTheVendorIsOwed(
            INSERT INTO payouts (id, order_id, vendor_id, linked_account_id, amount_paise, status, idempotency_key, last_code)
            VALUES ($6::uuid, $1, $3, $7, $8, $9, $6, $10)),
          ledger AS (${ledger}),
-         start AS (${enqueuePayoutStartSql('$1', '$11')})
+         start AS (${enqueuePayoutStartSql('$1', '$11', '$12')})
          SELECT id FROM start`,
-        [...ledgerParams, payoutId, route.linkedAccountId, route.amountPaise, reviewCode ? 'review' : 'pending', reviewCode, drainerStarts ? 0 : WRITER_LEASE_MS],
+        [...ledgerParams, payoutId, route.linkedAccountId, route.amountPaise, reviewCode ? 'review' : 'pending', reviewCode, drainerStarts ? 0 : WRITER_LEASE_MS, currentTraceparent()],
       );
       return { payoutId, outboxId: rows[0]!.id };
     }

@@ -15,6 +15,7 @@
  * RAZORPAY_WRITE_RPS × OUTBOX_START_AHEAD_SECONDS, so a burst of captures waits as outbox rows, not
  * as thousands of runs competing with the API for the cores. Count and claim run under one advisory
  * lock, so drainers in several workers share one cap. */
+import { idAttributes, inSpan, underTraceparent } from '../observability/tracing';
 import type { PoolClient } from 'pg';
 import { connectionLoss, inTransaction, type Db } from '../db/pool';
 import { logger } from '../logger';
@@ -67,7 +68,7 @@ export interface OutboxDrainer {
   stop(): Promise<void>;
 }
 
-interface ClaimedRow { id: number; kind: OutboxRow['kind']; order_id: string; attempts: number }
+interface ClaimedRow { id: number; kind: OutboxRow['kind']; order_id: string; attempts: number; traceparent: string | null }
 
 /** Claims up to `limit` due rows under a lease. Exported for tests. */
 export async function claimDue(db: Pick<Db, 'query'>, limit: number, leaseMs: number = CLAIM_LEASE_MS): Promise<OutboxRow[]> {
@@ -75,10 +76,10 @@ export async function claimDue(db: Pick<Db, 'query'>, limit: number, leaseMs: nu
     `UPDATE payouts_outbox o SET next_attempt_at = now() + $2 * interval '1 millisecond'
        FROM (SELECT id FROM payouts_outbox WHERE next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE o.id = due.id
-      RETURNING o.id, o.kind, o.order_id, o.attempts`,
+      RETURNING o.id, o.kind, o.order_id, o.attempts, o.traceparent`,
     [limit, leaseMs],
   );
-  return rows.map((r) => ({ id: r.id, kind: r.kind, orderId: r.order_id, attempts: r.attempts }));
+  return rows.map((r) => ({ id: r.id, kind: r.kind, orderId: r.order_id, attempts: r.attempts, traceparent: r.traceparent }));
 }
 
 /** Claims what the cap leaves room for, under the pacing lock. Exported for tests. */
@@ -113,7 +114,9 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
   async function processBatch(batch: OutboxRow[]): Promise<number> {
     const outcomes = await Promise.all(batch.map(async (row) => {
       try {
-        await withTimeout(payoutStarter.startPayout(row.orderId), startTimeoutMs);
+        // In the trace of the request that wrote the row: the workflow start carries it into the run.
+        await underTraceparent(row.traceparent, () => inSpan('outbox: start the payout run', { attributes: idAttributes({ orderId: row.orderId }) },
+          () => withTimeout(payoutStarter.startPayout(row.orderId), startTimeoutMs)));
         return { row, ok: true as const };
       } catch (err) {
         return { row, ok: false as const, err };

@@ -14,15 +14,17 @@ export const OUTBOX_CHANNEL = 'payouts_outbox';
 /** How long the writer's own after-commit try holds a fresh row before a drainer may take it. */
 export const WRITER_LEASE_MS = 5_000;
 
-export interface OutboxRow { id: number; kind: 'start_payout'; orderId: string; attempts: number }
+/** `traceparent`: the trace the row's writer ran in (the drainer's start continues it). */
+export interface OutboxRow { id: number; kind: 'start_payout'; orderId: string; attempts: number; traceparent: string | null }
 
 type Queryable = Pick<Db, 'query'>;
 
 /** The row, as the body of a data-modifying CTE (`WITH start AS (…)`), so that a writer can put it
  * in the statement that writes the payout; it returns the row's `id`. The arguments are the
- * writer's parameter placeholders for the order id and the lease in milliseconds. */
-export function enqueuePayoutStartSql(orderParam: string, leaseMsParam: string): string {
-  return `INSERT INTO payouts_outbox (kind, order_id, next_attempt_at) VALUES ('start_payout', ${orderParam}, now() + ${leaseMsParam}::int * interval '1 millisecond') RETURNING id`;
+ * writer's parameter placeholders for the order id, the lease in milliseconds and the traceparent
+ * the row continues (none: NULL). */
+export function enqueuePayoutStartSql(orderParam: string, leaseMsParam: string, traceparentParam = 'NULL'): string {
+  return `INSERT INTO payouts_outbox (kind, order_id, next_attempt_at, traceparent) VALUES ('start_payout', ${orderParam}, now() + ${leaseMsParam}::int * interval '1 millisecond', ${traceparentParam}::text) RETURNING id`;
 }
 
 /** The select list item that wakes the drainer at commit (the notification is sent only if the

@@ -3,14 +3,15 @@
  * human-queue run; starting the same payout many times at once yields one run. */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { PAYOUT_START_POLICIES, PAYOUT_WORKFLOW_TYPE, payoutWorkflowId, transfersResumedSignal, type PayoutWorkflowInput } from '../contracts/payout';
-import { payoutSummary } from '../contracts/payoutText';
+import { payoutStartDetails, payoutSummary, type TraceLinks } from '../contracts/payoutText';
+import { currentTraceId } from '../observability/tracing';
 import { OrderIdAttr } from '../contracts/searchAttributes';
 import { CLOSED_BATCH_CUTOFF, isBatchKey, PAYOUT_BATCH_WORKFLOW_TYPE, type PayoutBatchWorkflowInput } from '../contracts/payoutBatch';
 import type { Db } from '../db/pool';
 import type { PayoutStarter } from './starter';
 
 /** What the Web UI shows as the run's static summary ("₹81.00 to ven_… for ord_…"), when known. */
-export interface PayoutSummaryFacts { amountPaise: number; vendorId: string }
+export interface PayoutSummaryFacts { amountPaise: number; vendorId: string; links?: TraceLinks }
 
 /** The run type of a payout key: an order's payoutWorkflow, or a batch's payoutBatchWorkflow. */
 export const payoutRunTypeOf = (key: string): string => (isBatchKey(key) ? PAYOUT_BATCH_WORKFLOW_TYPE : PAYOUT_WORKFLOW_TYPE);
@@ -24,7 +25,7 @@ export function payoutStartOptions(taskQueue: string, orderId: string, facts?: P
     args,
     ...PAYOUT_START_POLICIES,
     typedSearchAttributes: [{ key: OrderIdAttr, value: orderId }],
-    ...(facts ? { staticSummary: payoutSummary({ ...facts, orderId }), staticDetails: `Payout of order ${orderId}: see the current details for its state and next step.` } : {}),
+    ...(facts ? { staticSummary: payoutSummary({ ...facts, orderId }), staticDetails: payoutStartDetails(orderId, currentTraceId(), facts.links) } : {}),
   };
 }
 
@@ -58,12 +59,13 @@ export async function wakePayoutWorkflow(client: Client, taskQueue: string, orde
   }
 }
 
-/** With `db`, the run gets its static summary from the payout row (one indexed read). */
-export function temporalPayoutStarter(client: Client, taskQueue: string, db?: Pick<Db, 'query'>): PayoutStarter {
+/** With `db`, the run gets its static summary from the payout row (one indexed read), and its
+ * details the trace it starts in, linked where `links` say. */
+export function temporalPayoutStarter(client: Client, taskQueue: string, db?: Pick<Db, 'query'>, links?: TraceLinks): PayoutStarter {
   return {
     async startPayout(orderId: string): Promise<void> {
       const row = db ? (await db.query<{ amount_paise: number; vendor_id: string }>('SELECT amount_paise, vendor_id FROM payouts WHERE order_id = $1', [orderId])).rows[0] : undefined;
-      await startPayoutWorkflow(client, taskQueue, orderId, row ? { amountPaise: row.amount_paise, vendorId: row.vendor_id } : undefined);
+      await startPayoutWorkflow(client, taskQueue, orderId, row ? { amountPaise: row.amount_paise, vendorId: row.vendor_id, links } : undefined);
     },
   };
 }

@@ -4,6 +4,7 @@
  * Cloud takes API keys over TLS only). Without a CA file the server certificate is checked against
  * the system roots (Temporal Cloud); with cert + key files the connection is mTLS. The files are
  * read once, when the options are built. */
+import { tracedClientInterceptors } from './tracing';
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -66,7 +67,7 @@ export async function clientFromOptions(options: TemporalConnectionOptions, name
     await connection.close().catch(() => undefined);
     throw err;
   }
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, interceptors: tracedClientInterceptors() });
 }
 
 /** Connects a worker's native connection with options already built; installs the runtime first. */

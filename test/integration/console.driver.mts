@@ -344,6 +344,17 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     return { before, row: row.includes(input.ops!.parkedOrderId!), totals, sameLoad, paused, switchState, form, resumed, switchAfter };
   },
 
+  /** A payout's page draws its trace from the trace store. */
+  async trace(browser, input) {
+    const { page } = await signedIn(browser, input);
+    await page.goto(`${input.apiUrl}/console/payouts/${input.orderId}`);
+    const traceIds = await page.$$eval('table[data-trace-id]', (ts) => ts.map((t) => t.getAttribute('data-trace-id')));
+    const spans = await page.$$eval('tr[data-span]', (rows) => rows.map((r) => r.getAttribute('data-span')));
+    await page.$eval('#trace', (h) => h.scrollIntoView());
+    await shot(input, page, 'console-payout-trace');
+    return { traceIds, spans, fits: await fitsLaptop(page) };
+  },
+
   async financeOnQueue(browser, input) {
     const { page } = await signedIn(browser, input);
     const opened = await page.goto(`${input.apiUrl}/console/payouts`);

@@ -1,5 +1,6 @@
 /** Temporal for integration tests: a client and an in-process worker on the shared dev server, each
  * test file on its own task queue. */
+import { tracedClientInterceptors } from '../../src/temporal/tracing';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { connectWorker } from '../../src/temporal/connection';
@@ -30,7 +31,7 @@ export async function activityTaskQueues(client: Client, workflowId: string): Pr
 export async function startTestWorker(deps: ActivityDeps, taskQueue = `tq-${randomBytes(4).toString('hex')}`): Promise<TestTemporal> {
   const address = testServices().temporalAddress;
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: 'default', interceptors: tracedClientInterceptors() });
   const workerConnection = await connectWorker({ TEMPORAL_ADDRESS: address });
   const worker = await createWorker({ connection: workerConnection, namespace: 'default', taskQueue, deps });
   const running = worker.run();

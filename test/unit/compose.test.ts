@@ -365,6 +365,18 @@ describe('docker-compose.yml', () => {
     });
   });
 
+  describe('11. traces: Jaeger', () => {
+    it('runs a pinned Jaeger v2 image with its UI published on loopback only', () => {
+      const s = service('jaeger');
+      expect(s.image).toMatch(/^jaegertracing\/jaeger:2\.\d+\.\d+$/);
+      expect(s.ports).toEqual(['127.0.0.1:16686:16686']);
+    });
+
+    it.each(['migrate', 'api', ...workers])('%s sends its traces to it and the console reads them from it', (name) => {
+      expect(resolved(service(name).environment ?? {}, {})).toMatchObject({ TRACES_OTLP_URL: 'http://jaeger:4318', TRACES_QUERY_URL: 'http://jaeger:16686', TRACES_UI_URL: 'http://localhost:16686' });
+    });
+  });
+
   describe('docker-compose config', () => {
     // Debian's docker-compose 1.29 (.ci/run installs it when it can); without it only this is skipped.
     const hasCompose = spawnSync('docker-compose', ['version', '--short'], { encoding: 'utf8' }).status === 0;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { workflowBundle } from '../../src/worker';
+import { replayOptions } from '../../src/worker';
 
 const DIR = path.resolve(__dirname, '../fixtures/histories');
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort() : [];
@@ -19,7 +19,7 @@ describe('payout workflow replay', () => {
     const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
     const failures: string[] = [];
     let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+    for await (const result of Worker.runReplayHistories(await replayOptions(), histories)) {
       replayed += 1;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.name} ${result.error.message}`);
     }

@@ -5,6 +5,7 @@ import { receiveRazorpayWebhook } from '../../webhooks/receive';
 import type { WebhookContext } from '../../webhooks/types';
 import { publicRoute } from '../../auth/routeAuth';
 import { documented } from '../openapi';
+import { inSpan, SpanKind } from '../../observability/tracing';
 
 /** Razorpay's largest events carry two or three entities (order.paid: payment and order), each
  * with at most 15 notes of 256 characters: ~15 kB. Four times that, and nothing larger is read. */
@@ -25,11 +26,15 @@ export async function webhookRoutes(app: FastifyInstance, ctx: WebhookContext): 
     bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
   }, async (request) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const receipt = await receiveRazorpayWebhook(ctx, {
-      rawBody,
-      signature: header(request.headers['x-razorpay-signature']),
-      eventId: header(request.headers['x-razorpay-event-id']),
+    const eventId = header(request.headers['x-razorpay-event-id']);
+    // The root of an order's trace: what the capture writes (the outbox row) carries it on.
+    return inSpan('POST /webhooks/razorpay', { kind: SpanKind.SERVER, attributes: eventId ? { 'razorpay.event_id': eventId } : {} }, async (span) => {
+      const receipt = await receiveRazorpayWebhook(ctx, { rawBody, signature: header(request.headers['x-razorpay-signature']), eventId });
+      span.setAttributes({
+        ...('event' in receipt && receipt.event ? { 'razorpay.event': String(receipt.event) } : {}),
+        ...('setAside' in receipt && receipt.setAside ? { 'payouts.set_aside': String(receipt.setAside) } : {}),
+      });
+      return { status: 'ok', ...receipt };
     });
-    return { status: 'ok', ...receipt };
   });
 }
