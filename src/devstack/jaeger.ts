@@ -48,7 +48,8 @@ export async function startJaeger(opts: { binary: string; projectRoot: string; l
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
-  child.stderr?.on('data', (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (/\b(error|fatal)\b/i.test(line)) opts.log?.(`jaeger: ${line}`); });
+  // Its log lines are `time<TAB>level<TAB>…`: only its errors are passed on.
+  child.stderr?.on('data', (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (/\t(error|fatal|panic)\t/.test(line)) opts.log?.(`jaeger: ${line}`); });
   await healthy(`http://127.0.0.1:${health}/status`, Date.now() + 20_000, child);
   return {
     otlpUrl: `http://127.0.0.1:${otlp}`, queryUrl: `http://127.0.0.1:${query}`, process: child,
