@@ -94,7 +94,8 @@ function progressFragment(workflowId: string, live: Live, forBatch?: SettlementB
   const poll = polls ? html` hx-get="${url}" hx-trigger="every ${forBatch ? '2s' : '1s'}" hx-swap="outerHTML"` : '';
   return html`<section id="run-progress" aria-labelledby="run-progress-title" data-state="${running ? 'running' : 'done'}" data-phase="${shown?.phase ?? ''}"${poll}>
 <h2 id="run-progress-title">Run <code>${workflowId}</code>: <span data-testid="run-phase">${words}</span></h2>
-${shown ? html`<p role="status" aria-live="polite">${shown.batchId ? html`batch <a href="/console/settlement/batches/${shown.batchId}" data-batch-id="${shown.batchId}">${shown.batchId}</a> · ` : ''}lines ${shown.lines} · open ${shown.open} · paid ${shown.paid} · failed ${shown.failed}${shown.cancelled ? ` · cancelled ${shown.cancelled}` : ''} · ${formatRupees(shown.amountPaise)}, paid ${formatRupees(shown.paidPaise)} · carried forward ${shown.skippedVendors} vendor${shown.skippedVendors === 1 ? '' : 's'}</p>` : ''}
+${shown && forBatch ? html`<p class="muted">The batch's counts are the totals below, read from the database with this page (the run's own tally can be a moment behind a decision).</p>` : ''}
+${shown && !forBatch ? html`<p role="status" aria-live="polite">${shown.batchId ? html`batch <a href="/console/settlement/batches/${shown.batchId}" data-batch-id="${shown.batchId}">${shown.batchId}</a> · ` : ''}lines ${shown.lines} · open ${shown.open} · paid ${shown.paid} · failed ${shown.failed}${shown.cancelled ? ` · cancelled ${shown.cancelled}` : ''} · ${formatRupees(shown.amountPaise)}, paid ${formatRupees(shown.paidPaise)} · carried forward ${shown.skippedVendors} vendor${shown.skippedVendors === 1 ? '' : 's'}</p>` : ''}
 </section>`;
 }
 

@@ -232,7 +232,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     await shot(input, page, 'console-settlement-refused');
     await page.$eval(`#amount-${s.line}`, (i) => { (i as HTMLInputElement).value = ''; });
     await submit(page, `form[aria-label="Record ${s.line} paid"] button`);
-    const paid = { notice: await text(page, '#done'), row: await text(page, `tr[data-reference="${s.line}"]`) };
+    const paid = { notice: await text(page, '#done'), row: await text(page, `tr[data-reference="${s.line}"]`), progress: await text(page, '#run-progress'), totals: await page.$$eval('[data-testid=totals] td', (tds) => tds.map((td) => td.textContent)) };
     const respond = async (csv: string) => {
       await page.$eval('#response-csv', (t, v) => { (t as HTMLTextAreaElement).value = v; }, csv);
       return (await Promise.all([page.waitForNavigation(), page.click('form[aria-label="Import the bank\'s response"] button')]))[0];

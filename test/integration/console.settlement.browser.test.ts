@@ -106,6 +106,10 @@ describe('the console: settlement runs', () => {
     expect(seen.wrongAmount.text).toContain(`line ${lineA} is for ₹1,08,000.00, not ₹1,00,000.00`);
     expect(seen.paid.notice).toContain(`Line ${lineA} recorded paid`);
     expect(seen.paid.row).toContain(UTR_A);
+    // Right after the decision the page says one thing: the totals table counts the line paid, and
+    // the run's line above it repeats no count of its own (it said "paid 0" while the run caught up).
+    expect(seen.paid.totals.slice(0, 3)).toEqual(['2', '1', '1']);
+    expect(seen.paid.progress).not.toMatch(/paid \d/);
     expect(seen.badResponse).toMatchObject({ status: 409, code: 'utr_already_used', line: lineB, field: 'utr' });
     expect(seen.badResponse.text).toContain(`file line 2: UTR ${UTR_A} already pays line ${lineA}; nothing was imported`);
     expect(seen.imported).toContain('1 row recorded');
