@@ -11,6 +11,7 @@ import { closeBatchNow } from '../payouts/closeBatchNow';
 import { batchFilterSchema, batchIdSchema, batchOfPayoutKey, batchTotals, listBatches, type BatchOrder, type BatchTotals, type BatchView } from '../payouts/batchView';
 import { html, type Html } from './html';
 import { csrfField, page } from './layout';
+import { traceSection } from './traceSection';
 import { consoleRoute, sendPage, sessionOf, type ConsoleDeps } from './access';
 
 const PAGE = 200;
@@ -76,7 +77,7 @@ ${totalsLine(totals, batches.length)}
   app.get('/console/batches/:batchId', consoleRoute('ops', "Console: one payout batch: its window, orders and transfer; close it now while open"), async (request, reply) => {
     const session = sessionOf(request);
     const { batchId } = batchParams.parse(request.params);
-    const batch = await batchOfPayoutKey(deps.db, batchId);
+    const [batch, trace] = await Promise.all([batchOfPayoutKey(deps.db, batchId), traceSection(deps, batchId, true)]);
     if (!batch) throw new AppError(404, 'batch_not_found', `no batch ${batchId}`);
     const closing = z.object({ closing: z.string().optional() }).parse(request.query ?? {}).closing !== undefined;
     return sendPage(reply, page({
@@ -87,7 +88,8 @@ ${totalsLine(totals, batches.length)}
 ${batchSection(batch, batchId)}
 ${batch.status === 'open' ? html`<form method="post" action="/console/batches/${batchId}/close" class="inline">${csrfField(session)}
 <label for="close-reason">Reason</label><input id="close-reason" name="reason" required minlength="3" maxlength="500" size="40">
-<button type="submit">Close and pay now</button></form>` : ''}`,
+<button type="submit">Close and pay now</button></form>` : ''}
+${trace}`,
     }));
   });
 

@@ -30,6 +30,8 @@ const windowBody = z.preprocess((b) => Object.fromEntries(Object.entries((b ?? {
 const resolveBody = z.object({ note: csvSafe(z.string().trim().min(3, 'a resolution note is required').max(2000)), back: z.string().optional() });
 const bankBody = z.object({ csv: z.string(), fileName: z.string().trim().max(200).optional() });
 
+/** A sum over the rows, a missing amount counting as none. */
+const sumOf = <T>(rows: readonly T[], paise: (row: T) => number | null | undefined): number => rows.reduce((s, r) => s + Number(paise(r) ?? 0), 0);
 const rupees = (paise: number | null | undefined): string => (paise === null || paise === undefined ? '—' : formatRupees(Number(paise)));
 
 /** The same rows as GET /finance/recon/exceptions.csv for the same filter. */
@@ -141,7 +143,7 @@ ${select('reason', 'Reason', REASONS, filter.reason)}${select('severity', 'Sever
 <div class="field"><label for="f-from">From day</label><input id="f-from" name="from" type="date" value="${filter.from ?? ''}"></div>
 <div class="field"><label for="f-to">To day</label><input id="f-to" name="to" type="date" value="${filter.to ?? ''}"></div>
 <div class="field"><button type="submit">Apply filter</button> <a class="button secondary" id="export-csv" href="/console/exceptions.csv${qs ? `?${qs}` : ''}">Export this filter as CSV</a></div></fieldset></form>
-<p class="muted">${all.length} exception${all.length === 1 ? '' : 's'}${all.length > shown.length ? ` (first ${shown.length} shown; the CSV has all)` : ''}.</p>
+<p data-testid="exception-totals"><strong>${all.length.toLocaleString('en-IN')} exception${all.length === 1 ? '' : 's'}</strong>${all.length ? ` · expected ${formatRupees(sumOf(all, (e) => e.expectedPaise))}, actual ${formatRupees(sumOf(all, (e) => e.actualPaise))}, difference ${formatRupees(sumOf(all, differencePaise))}` : ''}${all.length > shown.length ? ` (first ${shown.length} shown; the CSV has all)` : ''}.</p>
 <table><thead><tr><th scope="col">Id</th><th scope="col">Day</th><th scope="col">Status</th><th scope="col">Class</th><th scope="col">Reason</th><th scope="col">References</th><th scope="col" class="num">Expected</th><th scope="col" class="num">Actual</th><th scope="col" class="num">Difference</th><th scope="col">Next action</th><th scope="col">Resolve</th></tr></thead>
 <tbody>${shown.length ? shown.map((e) => exceptionRow(session, e, back)) : html`<tr><td colspan="11">No exception matches this filter.</td></tr>`}</tbody></table>`,
     }));

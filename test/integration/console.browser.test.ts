@@ -63,6 +63,7 @@ describe('the console in a browser', () => {
   test('when finance filters exceptions, then the row has its references and rupees with Indian grouping; the CSV is the API\'s file; the resolution is audited', async () => {
     const seen = await inBrowser('exceptions', as('finance'));
     expect(seen.rowCount).toBe(1);
+    expect(seen.totals).toBe('1 exception · expected ₹1,23,456.78, actual ₹1,23,456.00, difference -₹0.78.');
     for (const t of ['pay_CONSOLE1', 'setl_CONSOLE1', 'ord_console1', 'UTRCONSOLE0001', '₹1,23,456.78', '₹1,23,456.00', '-₹0.78', 'Compare the gateway amount']) expect(seen.row).toContain(t);
     expect(seen.fits).toBe(true);
     const api = await fetch(`${stack.apiUrl}/finance/recon/exceptions.csv?${new URL(seen.href).searchParams}`, { headers: stack.keys.finance });

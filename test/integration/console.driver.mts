@@ -94,11 +94,12 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     await submit(page, 'form[aria-label="Filter exceptions"] button');
     const row = await text(page, `tr[data-exception-id="${input.exceptionId}"]`);
     const rowCount = await page.$$eval('tbody tr[data-exception-id]', (trs) => trs.length);
+    const totals = await text(page, '[data-testid=exception-totals]');
     const fits = await fitsLaptop(page);
     await shot(input, page, 'console-exceptions');
     const href = await page.$eval('#export-csv', (a) => (a as HTMLAnchorElement).href);
     const csv = await page.evaluate((u) => fetch(u).then((r) => r.text()), href);
-    if (!input.resolve) return { row, rowCount, fits, href, csv };
+    if (!input.resolve) return { row, rowCount, totals, fits, href, csv };
     await page.type(`#note-${input.exceptionId}`, 'gateway amount confirmed with Razorpay');
     await submit(page, `tr[data-exception-id="${input.exceptionId}"] button`);
     return { notice: await text(page, '.notice') };
@@ -304,7 +305,7 @@ const SCENARIOS: Record<string, (browser: Browser, input: Input) => Promise<unkn
     const fits = await fitsLaptop(page);
     await shot(input, page, 'console-batches');
     await submit(page, 'tr[data-batch-id] a');
-    return { filtered, totals, rows, fits, opened: { path: new URL(page.url()).pathname, status: await text(page, '[data-testid=batch-status]'), orders: await rowsOf(page, 'table[aria-label="Orders in the batch"] tbody tr'), closeForm: await page.$('form[action$="/close"]') !== null } };
+    return { filtered, totals, rows, fits, opened: { path: new URL(page.url()).pathname, status: await text(page, '[data-testid=batch-status]'), orders: await rowsOf(page, 'table[aria-label="Orders in the batch"] tbody tr'), closeForm: await page.$('form[action$="/close"]') !== null, trace: await text(page, '#trace + p') } };
   },
 
   /** Vendors' bank details, masked, and one vendor's change history. */

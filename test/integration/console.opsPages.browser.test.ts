@@ -102,7 +102,7 @@ describe('the ops and admin pages in a browser', () => {
     expect([id, pair, schedule, status, orders, sum, transfer]).toEqual([batchId, `${first.employerId} / ${first.vendorId}`, 'daily', 'open', '2', '₹162.00', 'not closed yet']);
     expect(window).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} IST to \d{4}-\d{2}-\d{2} \d{2}:\d{2} IST$/);
     expect(seen.fits).toBe(true);
-    expect(seen.opened).toMatchObject({ path: `/console/batches/${batchId}`, status: 'open', closeForm: true });
+    expect(seen.opened).toMatchObject({ path: `/console/batches/${batchId}`, status: 'open', closeForm: true, trace: 'No trace store is configured (TRACES_QUERY_URL).' });
     expect(seen.opened.orders.map((r: string[]) => r.slice(0, 3)).sort()).toEqual([[first.orderId, '₹81.00', 'batched'], [second.orderId, '₹81.00', 'batched']].sort());
   });
 
