@@ -206,7 +206,7 @@ async function runRound(p: PeakSetup, captures: readonly Capture[], round: numbe
       return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, base.RAZORPAY_WEBHOOK_SECRET) } };
     } });
     windowResults.push(r);
-    log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; load ${r.load}`);
+    log(`peak window ${w + 1}/${windows}: ${r.ok}/${r.scheduled} answered 2xx, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${ratio(r.p99, baseline.p99)} raw INSERT), transfers so far ${seenTransfers}; bench loop delay p99 ${r.loopDelayP99.toFixed(1)} ms; load ${r.load}`);
   }
   const peakSeconds = (performance.now() - peakStart) / 1000;
 

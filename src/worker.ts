@@ -22,20 +22,29 @@ import { startPacingFrom } from './outbox/drainer';
 import { startWorkerPollers } from './startup/pollers';
 import { whileServerSettles } from './temporal/whileServerSettles';
 import { tracedWorkerOptions, WORKFLOW_TRACING_MODULE } from './temporal/tracing';
-import { startTracing } from './observability/tracing';
+import { startTracing, tracingNow } from './observability/tracing';
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundles the workflow code once per process (about 1.5 s; webpack). */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: [WORKFLOW_TRACING_MODULE], logger: sdkLogger() });
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+/** Bundles the workflow code once per process (about 1.5 s; webpack); `traced` (by default: when
+ * this process traces) adds the OpenTelemetry workflow interceptors. Off, they are left out: their
+ * spans would be built and handed across the sandbox for nothing (bench:peak's worker peaked at
+ * 1,061 MB with them, against about 630 MB without). */
+export function workflowBundle(opts: { traced?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+  const traced = opts.traced ?? tracingNow().enabled;
+  let bundle = bundles.get(traced);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, ...(traced ? { workflowInterceptorModules: [WORKFLOW_TRACING_MODULE] } : {}), logger: sdkLogger() });
+    bundles.set(traced, bundle);
+  }
   return bundle;
 }
 
-/** What a replay needs beside its histories: the production bundle and the sinks its workflow code calls. */
-export async function replayOptions(): Promise<{ workflowBundle: WorkflowBundleWithSourceMap } & Pick<WorkerOptions, 'sinks' | 'interceptors'>> {
-  return { workflowBundle: await workflowBundle(), ...tracedWorkerOptions() };
+/** What a replay needs beside its histories: the production bundle, traced or not, with the sinks
+ * its workflow code then calls. */
+export async function replayOptions(opts: { traced: boolean }): Promise<{ workflowBundle: WorkflowBundleWithSourceMap } & Pick<WorkerOptions, 'sinks' | 'interceptors'>> {
+  return { workflowBundle: await workflowBundle(opts), ...tracedWorkerOptions(opts.traced) };
 }
 
 /** The workers of one process: the workflow task queue's, and one per provider call class on its
@@ -80,7 +89,7 @@ function deploymentOptions(version: WorkerDeploymentVersion | undefined): Pick<W
 
 /** The worker set with the production settings, for given activities (a test's wrapped ones, a bench's). */
 export async function createPayoutWorkers(opts: PayoutWorkersOptions): Promise<PayoutWorkers> {
-  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities, ...deploymentOptions(opts.version), ...tracedWorkerOptions() };
+  const common = { connection: opts.connection, namespace: opts.namespace, activities: opts.activities, ...deploymentOptions(opts.version), ...tracedWorkerOptions(tracingNow().enabled) };
   const main = await Worker.create({
     ...common,
     taskQueue: opts.taskQueue,

@@ -21,7 +21,7 @@ import { connectClient, connectWorker } from '../temporal/connection';
 import { buildApi } from '../api/server';
 import { sandboxOptionsFrom, startSandbox, type RunningSandbox } from '../sandbox';
 import { bootProductionWorker } from '../worker';
-import { installedJaeger, startJaeger } from '../devstack/jaeger';
+import { buildJaegerInBackground, installedJaeger, startJaeger } from '../devstack/jaeger';
 import { startTracing } from '../observability/tracing';
 import { productionDeps } from '../wiring';
 import { runDemo } from './demo';
@@ -92,7 +92,12 @@ async function main(): Promise<void> {
     const jaegerBinary = process.env.DEV_TRACES === 'off' || config.TRACES_OTLP_URL ? null : installedJaeger();
     const jaeger = jaegerBinary ? await startJaeger({ binary: jaegerBinary, projectRoot, log: (line) => logger.warn(line) }) : null;
     if (jaeger) stops.push(() => jaeger.stop());
-    else if (!config.TRACES_OTLP_URL) logger.info('traces: Jaeger is not built on this machine, so no trace is kept; `bash scripts/install-jaeger.sh` builds it (several minutes, once), then npm run dev starts it');
+    else if (!config.TRACES_OTLP_URL && process.env.DEV_TRACES !== 'off') {
+      // Its first build takes minutes: it runs beside this stack, and the next start uses it.
+      const log = path.join(projectRoot, '.data', 'jaeger-build.log');
+      if (buildJaegerInBackground(projectRoot, log)) logger.info(`traces: Jaeger is being built in the background (log: ${path.relative(process.cwd(), log)}; several minutes, once); the next npm run dev starts it`);
+      else logger.info('traces: Jaeger is not built here and could not be built (bash scripts/install-jaeger.sh needs Go); no trace is kept');
+    }
     const runtimeConfig: Config = {
       ...config,
       DATABASE_URL: databaseUrl,

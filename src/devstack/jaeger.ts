@@ -19,6 +19,21 @@ export const jaegerBinaryPath = (): string => process.env.JAEGER_PATH
 /** The binary when it is built, else null (building it takes minutes: the caller decides). */
 export const installedJaeger = (): string | null => (fs.existsSync(jaegerBinaryPath()) ? jaegerBinaryPath() : null);
 
+/** Starts its build in the background, at the lowest CPU priority, when Go is here and no build
+ * runs yet; the build's output goes to `logFile`. Answers whether a build is running now. */
+export function buildJaegerInBackground(projectRoot: string, logFile: string): boolean {
+  const lock = `${logFile}.pid`;
+  const running = fs.existsSync(lock) && (() => { try { process.kill(Number(fs.readFileSync(lock, 'utf8')), 0); return true; } catch { return false; } })();
+  if (running) return true;
+  const out = fs.openSync(logFile, 'w', 0o600);
+  const child = spawn('nice', ['-n', '19', 'bash', path.join(projectRoot, 'scripts/install-jaeger.sh')], { detached: true, stdio: ['ignore', out, out] });
+  child.on('error', () => undefined);
+  if (child.pid === undefined) return false;
+  fs.writeFileSync(lock, String(child.pid), { mode: 0o600 });
+  child.unref();
+  return true;
+}
+
 /** Builds it when missing (several minutes the first time), and answers its path. */
 export async function installJaeger(projectRoot: string): Promise<string> {
   const { stdout } = await run('bash', [path.join(projectRoot, 'scripts/install-jaeger.sh')], { maxBuffer: 1 << 20 });

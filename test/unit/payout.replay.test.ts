@@ -15,11 +15,12 @@ describe('payout workflow replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
   });
 
-  test('when every recorded history is replayed with Worker.runReplayHistories, then none is nondeterministic', async () => {
+  // A worker traces or not by its configuration (TRACES_OTLP_URL): every history replays either way.
+  test.each([['untraced', false], ['traced (the OpenTelemetry interceptors in the bundle)', true]])('when every recorded history is replayed with Worker.runReplayHistories by a %s worker, then none is nondeterministic', async (_how, traced) => {
     const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
     const failures: string[] = [];
     let replayed = 0;
-    for await (const result of Worker.runReplayHistories(await replayOptions(), histories)) {
+    for await (const result of Worker.runReplayHistories(await replayOptions({ traced }), histories)) {
       replayed += 1;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.name} ${result.error.message}`);
     }
