@@ -59,6 +59,8 @@ const settings = z.object({
    * docs/production.md runs the payouts on a host they share with the API; `equal`: everything at
    * the same priority. */
   PEAK_PAYOUTS_PRIORITY: z.enum(['background', 'equal']).default('background'),
+  /** 1: sample the database's wait events through the first window (see samplePgWaits). */
+  PEAK_PG_WAITS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
   /** The same peak this many times, each after the last has drained: memory that is a working set
    * comes back to the same level after each; a leak grows with each round. */
   PEAK_ROUNDS: z.coerce.number().int().min(1).max(5).default(1),
@@ -160,6 +162,34 @@ async function main(): Promise<void> {
   }
 }
 
+/** Diagnosis (PEAK_PG_WAITS=1): what the database's active sessions wait on, sampled every 20 ms
+ * from the peak's start to its first window's end, with the checkpoints done meanwhile. The cold
+ * first window's slow answers are the API's own (its event loop stays under ~30 ms of delay) and
+ * are spent in the database: this says where. */
+function samplePgWaits(db: BenchWorld['db']): { stop(): Promise<string> } {
+  const waits = new Map<string, number>();
+  let sampling = true;
+  const checkpoints = () => db.query<{ n: string }>('SELECT num_done::text AS n FROM pg_stat_checkpointer').then((r) => r.rows[0]?.n ?? '?', () => '?');
+  const before = checkpoints();
+  const loop = (async () => {
+    while (sampling) {
+      const { rows } = await db.query<{ k: string }>(
+        `SELECT coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') || ' | ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS k
+           FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`);
+      for (const r of rows) waits.set(r.k, (waits.get(r.k) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    async stop() {
+      sampling = false;
+      await loop;
+      const top = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, n]) => `  ${String(n).padStart(4)}  ${k}`);
+      return `database sessions in window 1, sampled every 20 ms (checkpoints done before ${await before}, after ${await checkpoints()}):\n${top.join('\n')}`;
+    },
+  };
+}
+
 /** What every round of the peak shares: the processes, the open-loop client and the baseline. */
 interface PeakSetup {
   world: BenchWorld;
@@ -198,7 +228,9 @@ async function runRound(p: PeakSetup, captures: readonly Capture[], round: numbe
   const peakStart = performance.now();
   sampleMemory();
   const startMemory = { api: memory.api.at(-1)!, worker: memory.worker.at(-1)! };
+  const pgWaits = settings.PEAK_PG_WAITS ? samplePgWaits(db) : null;
   for (let w = 0; w < windows; w++) {
+    if (w === 1 && pgWaits) log(await pgWaits.stop());
     const slice = captures.slice(w * perWindow, (w + 1) * perWindow);
     const r = await openLoop({ host: '127.0.0.1', port: p.apiPort, rate, durationMs: (slice.length / rate) * 1000, agent, request: (i) => {
       const c = slice[i]!;
