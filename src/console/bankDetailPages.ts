@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatIst } from '../domain/istTime';
+import { countOf } from '../domain/countWords';
 import { bankDetailChanges, listVendorBankDetails } from '../banking/repository';
 import { html } from './html';
 import { page } from './layout';
@@ -30,7 +31,7 @@ export async function bankDetailPages(app: FastifyInstance, deps: ConsoleDeps): 
       title: 'Vendor bank details', session, current: '/console/vendors/bank-details',
       body: html`<p class="muted">Account numbers are sealed: only the last four digits are shown here; the full number goes only into a settlement run's bank file. Details are set or changed through the admin API (audited).</p>
 <form method="get" action="/console/vendors/bank-details" class="inline"><label for="search">Vendor id or name</label><input id="search" name="search" value="${q.search ?? ''}" size="24" maxlength="100"><button type="submit" class="secondary">Find</button></form>
-<p data-testid="bank-details-totals"><strong>${list.matching.toLocaleString('en-IN')} vendor${list.matching === 1 ? '' : 's'}</strong>: ${list.withDetails.toLocaleString('en-IN')} with bank details, ${without.toLocaleString('en-IN')} without${without ? ' (a settlement run carries what they are owed until details are added)' : ''}${list.vendors.length < list.matching ? ` · the first ${list.vendors.length} shown` : ''}.</p>
+<p data-testid="bank-details-totals"><strong>${countOf(list.matching, 'vendor')}</strong>: ${list.withDetails.toLocaleString('en-IN')} with bank details, ${without.toLocaleString('en-IN')} without${without ? ' (a settlement run carries what they are owed until details are added)' : ''}${list.vendors.length < list.matching ? ` · the first ${list.vendors.length} shown` : ''}.</p>
 <table aria-label="Vendor bank details"><thead><tr><th scope="col">Vendor</th><th scope="col">Linked account</th><th scope="col">Beneficiary</th><th scope="col">Account</th><th scope="col">IFSC</th><th scope="col">Last changed</th><th scope="col">History</th></tr></thead>
 <tbody>${list.vendors.length === 0 ? html`<tr><td colspan="7">No vendor matches.</td></tr>` : list.vendors.map((v) => html`<tr data-vendor-id="${v.vendorId}">
 <td><strong>${v.vendorName}</strong><br><code>${v.vendorId}</code></td><td>${v.linkedAccountId ? html`<code>${v.linkedAccountId}</code>` : 'none (paid offline)'}</td>

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatIst } from '../domain/istTime';
+import { countOf } from '../domain/countWords';
 import { formatRupees } from '../domain/money';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
@@ -21,11 +22,10 @@ const pageFilter = z.preprocess(
   batchFilterSchema.omit({ limit: true }),
 );
 
-const count = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-IN')} ${n === 1 ? one : many}`;
 
 function totalsLine(t: BatchTotals, shown: number): Html {
   return html`<p data-testid="batch-totals">${t.batches === 0 ? 'No batch matches.'
-    : html`<strong>${count(t.batches, 'batch', 'batches')}</strong> (${t.open} open) · ${count(t.orders, 'order')} · <strong>${formatRupees(t.totalPaise)}</strong>${shown < t.batches ? ` · the newest ${shown} shown` : ''}`}</p>`;
+    : html`<strong>${countOf(t.batches, 'batch', 'batches')}</strong> (${t.open} open) · ${countOf(t.orders, 'order')} · <strong>${formatRupees(t.totalPaise)}</strong>${shown < t.batches ? ` · the newest ${shown} shown` : ''}`}</p>`;
 }
 
 function transferCell(b: BatchView): Html | string {

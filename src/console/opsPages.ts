@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { OPS_ACTIONS, payoutWorkflowId, type OpsAction } from '../contracts/payout';
 import { formatRupees } from '../domain/money';
 import { formatIst } from '../domain/istTime';
+import { countOf } from '../domain/countWords';
 import { AppError } from '../appError';
 import { auditActor } from '../auth/routeAuth';
 import { orderView } from '../moneyin/orderView';
@@ -68,7 +69,7 @@ function inFlightSection(live: InFlightRequests): Html {
 ${live.payouts.length < live.count ? html`<p class="muted">The oldest ${live.payouts.length} of ${live.count} are shown.</p>` : ''}</div>`;
 }
 
-const payoutsWord = (n: number): string => `${n.toLocaleString('en-IN')} payout${n === 1 ? '' : 's'}`;
+const payoutsWord = (n: number): string => countOf(n, 'payout');
 
 /** What waits on Razorpay, how long the writes take at the configured rate, and the balance wall. */
 function backlogSection(b: BacklogReport): Html {
@@ -89,6 +90,8 @@ function backlogSection(b: BacklogReport): Html {
 const LIVE_PARTS = ['switch', 'backlog', 'queue'] as const;
 type LivePart = (typeof LIVE_PARTS)[number];
 const livePartParams = z.object({ part: z.enum(LIVE_PARTS) });
+/** The switch's state the polling element was drawn with. */
+const shownPausedQuery = z.object({ paused: z.enum(['true', 'false']).optional() });
 /** htmx: the element asks for its own fresh copy every few seconds and swaps itself. */
 const polling = (part: LivePart, query = ''): Html => html` hx-get="/console/payouts/live/${part}${query}" hx-trigger="every 3s" hx-swap="outerHTML"`;
 
@@ -114,11 +117,13 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
   const gateway = deps.gateway ?? createGateway(deps.config);
 
   const links = { temporalUiUrl: deps.config.TEMPORAL_UI_URL, namespace: deps.config.TEMPORAL_NAMESPACE };
+  /** The switch's state, read once, and its live part drawn from it. */
+  const liveSwitch = async () => {
+    const sw = await readTransferSwitch(deps.db);
+    return { paused: sw.paused, part: switchLive(sw, sw.paused ? await requestsPastTheGate(deps.db) : null) };
+  };
   const LIVE: Record<LivePart, () => Promise<Html>> = {
-    switch: async () => {
-      const sw = await readTransferSwitch(deps.db);
-      return switchLive(sw, sw.paused ? await requestsPastTheGate(deps.db) : null);
-    },
+    switch: async () => (await liveSwitch()).part,
     backlog: async () => backlogSection(await readBacklogReport(deps.db, deps.config)),
     queue: async () => {
       const [queue, totals] = await Promise.all([listHumanQueue(deps.db, { limit: 200 }, links), humanQueueTotals(deps.db)]);
@@ -128,16 +133,16 @@ export async function opsPages(app: FastifyInstance, deps: ConsoleDeps): Promise
 
   app.get('/console/payouts', consoleRoute('ops', 'Console: the payout queue and the kill switch (live: each part polls)'), async (request, reply) => {
     const session = sessionOf(request);
-    const [sw, live, backlog, queue] = await Promise.all([readTransferSwitch(deps.db), LIVE.switch(), LIVE.backlog(), LIVE.queue()]);
+    const [{ paused, part: live }, backlog, queue] = await Promise.all([liveSwitch(), LIVE.backlog(), LIVE.queue()]);
     const done = switchedQuery.parse(request.query ?? {});
     return sendPage(reply, page({
       title: 'Payout queue', session, current: '/console/payouts',
       body: html`${done.switched ? html`<p class="notice" role="status">Direct transfers ${done.switched} (audited).${done.switched === 'paused' && done.inFlight !== undefined ? html` ${pauseSnapshotWords(done.inFlight)}` : ''}</p>` : ''}
 <section aria-labelledby="switch-title"><fieldset><legend id="switch-title">Kill switch for direct transfers</legend>
 ${live}
-<form method="post" action="/console/transfers/${sw.paused ? 'resume' : 'pause'}" class="inline">${csrfField(session)}
+<form method="post" action="/console/transfers/${paused ? 'resume' : 'pause'}" class="inline">${csrfField(session)}
 <label for="switch-reason">Reason</label><input id="switch-reason" name="reason" required minlength="3" maxlength="500" size="50">
-<button type="submit" class="${sw.paused ? '' : 'danger'}">${sw.paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form></fieldset></section>
+<button type="submit" class="${paused ? '' : 'danger'}">${paused ? 'Resume direct transfers' : 'Pause direct transfers'}</button></form></fieldset></section>
 ${backlog}
 ${queue}`,
     }));
@@ -146,13 +151,12 @@ ${queue}`,
   // The parts of the queue page that watch moving numbers, each polled by its own element.
   app.get('/console/payouts/live/:part', consoleRoute('ops', 'Console: a live part of the payout queue page (an htmx fragment: switch, backlog or queue)'), async (request, reply) => {
     const { part } = livePartParams.parse(request.params);
-    const fragment = await LIVE[part]();
+    if (part !== 'switch') return sendPage(reply, (await LIVE[part]()).text);
+    const now = await liveSwitch();
     // The switch flipped elsewhere: the form under it must flip too, so the whole page reloads.
-    if (part === 'switch' && request.headers['hx-request'] && (request.query as { paused?: string } | undefined)?.paused !== undefined) {
-      const was = (request.query as { paused: string }).paused === 'true';
-      if (was !== (await readTransferSwitch(deps.db)).paused) reply.header('hx-refresh', 'true');
-    }
-    return sendPage(reply, fragment.text);
+    const was = shownPausedQuery.parse(request.query ?? {}).paused;
+    if (request.headers['hx-request'] && was !== undefined && (was === 'true') !== now.paused) reply.header('hx-refresh', 'true');
+    return sendPage(reply, now.part.text);
   });
 
   for (const [path, paused] of [['pause', true], ['resume', false]] as const) {

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatIst } from '../domain/istTime';
+import { countOf } from '../domain/countWords';
 import { auditActor } from '../auth/routeAuth';
 import { acknowledgeBody, quarantineIdParams } from '../contracts/webhookQuarantine';
 import { acknowledgeOrRefuse, quarantineCounts, quarantinedWebhooks, QUARANTINE_RECOVERY, SET_ASIDE_REASONS, type QuarantinedWebhookView, type QuarantineCounts, type SetAsideReason } from '../webhooks/quarantine';
@@ -23,7 +24,7 @@ const pageQuery = z.object({
   already: z.string().optional(),
 });
 
-const eventsWord = (n: number): string => `${n.toLocaleString('en-IN')} event${n === 1 ? '' : 's'}`;
+const eventsWord = (n: number): string => countOf(n, 'event');
 
 function totals(c: QuarantineCounts): Html {
   const byReason = SET_ASIDE_REASONS.filter((r) => c.openByReason[r] > 0).map((r) => `${REASON_LABELS[r]} ${c.openByReason[r]}`);

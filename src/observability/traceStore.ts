@@ -28,29 +28,29 @@ const SHOWN_TAGS = new Set<string>([...Object.values(TRACE_ID_ATTRIBUTES), 'razo
 export async function tracesOfPayout(queryUrl: string, key: string, opts: { isBatch: boolean; timeoutMs?: number }): Promise<TraceLookup> {
   const tag = opts.isBatch ? TRACE_ID_ATTRIBUTES.batchId : TRACE_ID_ATTRIBUTES.orderId;
   const byTrace = new Map<string, Map<string, TraceSpan>>();
-  try {
-    for (const service of TRACED_SERVICES) {
-      const url = `${queryUrl.replace(/\/+$/, '')}/api/traces?${new URLSearchParams({ service, tags: JSON.stringify({ [tag]: key }), lookback: '7d', limit: '20' })}`;
-      const answer = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 3_000) });
-      if (!answer.ok) continue; // a service that has reported nothing yet answers an error
-      const parsed = jaegerTraces.safeParse(await answer.json());
-      if (!parsed.success) return { ok: false, why: `the trace store answered something unexpected (${parsed.error.issues[0]?.message})` };
-      for (const t of parsed.data.data ?? []) {
-        const spans = byTrace.get(t.traceID) ?? new Map<string, TraceSpan>();
-        for (const s of t.spans) {
-          const parent = s.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? null;
-          const tags = Object.fromEntries(s.tags.map((x) => [x.key, x.value]));
-          spans.set(s.spanID, {
-            spanId: s.spanID, parentId: parent, name: s.operationName, service: t.processes[s.processID]?.serviceName ?? '?', startUs: s.startTime, durationUs: s.duration,
-            error: tags.error === true || tags['otel.status_code'] === 'ERROR',
-            ids: Object.fromEntries(Object.entries(tags).filter(([k]) => SHOWN_TAGS.has(k)).map(([k, v]) => [k, String(v)])),
-          });
-        }
-        byTrace.set(t.traceID, spans);
+  // One query per service the app reports under, at once: a store that is down costs one timeout.
+  const answers = await Promise.all(TRACED_SERVICES.map(async (service) => {
+    const url = `${queryUrl.replace(/\/+$/, '')}/api/traces?${new URLSearchParams({ service, tags: JSON.stringify({ [tag]: key }), lookback: '7d', limit: '20' })}`;
+    const answer = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 3_000) });
+    return answer.ok ? jaegerTraces.safeParse(await answer.json()) : null; // a service that has reported nothing yet answers an error
+  })).catch((err: unknown) => err as Error);
+  if (answers instanceof Error) return { ok: false, why: `the trace store did not answer (${answers.message})` };
+  for (const parsed of answers) {
+    if (parsed === null) continue;
+    if (!parsed.success) return { ok: false, why: `the trace store answered something unexpected (${parsed.error.issues[0]?.message})` };
+    for (const t of parsed.data.data ?? []) {
+      const spans = byTrace.get(t.traceID) ?? new Map<string, TraceSpan>();
+      for (const s of t.spans) {
+        const parent = s.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? null;
+        const tags = Object.fromEntries(s.tags.map((x) => [x.key, x.value]));
+        spans.set(s.spanID, {
+          spanId: s.spanID, parentId: parent, name: s.operationName, service: t.processes[s.processID]?.serviceName ?? '?', startUs: s.startTime, durationUs: s.duration,
+          error: tags.error === true || tags['otel.status_code'] === 'ERROR',
+          ids: Object.fromEntries(Object.entries(tags).filter(([k]) => SHOWN_TAGS.has(k)).map(([k, v]) => [k, String(v)])),
+        });
       }
+      byTrace.set(t.traceID, spans);
     }
-  } catch (err) {
-    return { ok: false, why: `the trace store did not answer (${(err as Error).message})` };
   }
   const traces = [...byTrace].map(([traceId, spans]) => ({ traceId, spans: [...spans.values()].sort((a, b) => a.startUs - b.startUs) }));
   return { ok: true, traces: traces.sort((a, b) => (b.spans[0]?.startUs ?? 0) - (a.spans[0]?.startUs ?? 0)) };
