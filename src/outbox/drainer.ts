@@ -59,6 +59,17 @@ SELECT (SELECT count(*) FROM payouts p
            AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = p.order_id))
      + (SELECT count(*) FROM payouts_outbox WHERE attempts = 0 AND next_attempt_at > now()) AS waiting`;
 
+/** The drainer's own writes (the lease, the delete, the backoff) commit without waiting for the WAL
+ * to reach the disk: each is a hint about an idempotent start (the run's id is the order's, a closed
+ * run counts as done), so one lost to a crash costs a start repeated, never a payout. What it saves is
+ * an fsync per write beside the API's captures, whose commits do wait (issue 36's cold window). */
+async function writeHint<T>(db: Db, work: (tx: Pick<Db, 'query'>) => Promise<T>): Promise<T> {
+  return inTransaction(db, async (tx) => {
+    await tx.query('SET LOCAL synchronous_commit = off');
+    return work(tx);
+  });
+}
+
 /** One lock for every drainer's count-and-claim (beside settlement's 7_233_104 and migrate's 7_233_001). */
 const PACING_LOCK = 7_233_201;
 
@@ -84,7 +95,7 @@ export async function claimDue(db: Pick<Db, 'query'>, limit: number, leaseMs: nu
 
 /** Claims what the cap leaves room for, under the pacing lock. Exported for tests. */
 export async function claimPaced(db: Db, limit: number, cap: number, leaseMs: number = CLAIM_LEASE_MS): Promise<{ rows: OutboxRow[]; waiting: number }> {
-  return inTransaction(db, async (tx) => {
+  return writeHint(db, async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [PACING_LOCK]);
     const waiting = Number((await tx.query<{ waiting: string }>(PACED_WAITING_SQL)).rows[0]!.waiting);
     const room = Math.min(limit, cap - waiting);
@@ -123,16 +134,16 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
       }
     }));
     const done = outcomes.filter((o) => o.ok).map((o) => o.row.id);
-    if (done.length > 0) await db.query('DELETE FROM payouts_outbox WHERE id = ANY($1::bigint[])', [done]);
+    if (done.length > 0) await writeHint(db, (tx) => tx.query('DELETE FROM payouts_outbox WHERE id = ANY($1::bigint[])', [done]));
     for (const o of outcomes) {
       if (o.ok) continue;
       const attempts = o.row.attempts + 1;
       const delayMs = outboxRetryDelayMs(attempts);
       logger.warn({ err: o.err, orderId: o.row.orderId, attempts, retryInMs: delayMs }, 'outbox: payout start failed; retrying later (the payout sweep is the backstop)');
-      await db.query(
+      await writeHint(db, (tx) => tx.query(
         `UPDATE payouts_outbox SET attempts = $2, next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4 WHERE id = $1`,
         [o.row.id, attempts, delayMs, String(o.err instanceof Error ? o.err.message : o.err).slice(0, 500)],
-      );
+      ));
     }
     return done.length;
   }
@@ -141,7 +152,7 @@ export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {
     let started = 0;
     while (!stopped) {
       // Paced: a short batch means the cap is reached; the next poll or wake looks again.
-      const batch = cap === null ? await claimDue(db, batchSize) : (await claimPaced(db, batchSize, cap)).rows;
+      const batch = cap === null ? await writeHint(db, (tx) => claimDue(tx, batchSize)) : (await claimPaced(db, batchSize, cap)).rows;
       if (batch.length === 0) break;
       started += await processBatch(batch);
       if (batch.length < batchSize) break;
