@@ -2,12 +2,14 @@
  * money-moving call, sendDirectTransfer, is never retried by Temporal (maximumAttempts 1). */
 import { annotateSpan } from '../observability/tracing';
 import { Context } from '@temporalio/activity';
-import { payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
+import { LISTING_PASS_TIMEOUT_MS, payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
 import type { Config } from '../config/config';
 import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
+import { captureListingStep, runListingPass, type CaptureListingStep, type ListingKnobs, type PassSummary } from '../payouts/captureListing';
+import { watchListingPasses } from '../payouts/listingPassWatch';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
 import { startBatchRun } from '../payouts/batchStarter';
@@ -53,6 +55,10 @@ export type TransferSendOutcome =
 type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
 type AttemptBase = { payoutId: string; attemptNo: number; idempotencyKey: string; runId: string };
 
+/** How long one awaitCaptureListing waits in the worker before handing back to the run (a local
+ * activity: well inside its 10 s). */
+const LISTING_AWAIT_MS = 6_000;
+
 /** Room for the gate's commit and the answer's return around the transfer's own timeout. */
 const SEND_MARGIN_MS = 250;
 
@@ -63,6 +69,8 @@ function currentRunId(): string {
 export function createPayoutActivities({ db, gateway, config }: { db: Db; gateway: Gateway; config: Config }) {
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
+  const listing: ListingKnobs = { gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PASS_TIMEOUT_MS };
+  const passWatch = watchListingPasses(db);
 
   /** An online order's capture, asked of Razorpay once before its payout's first transfer, outside
    * any transaction (no row lock waits on the provider). */
@@ -200,6 +208,24 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
      * a send it made may be one the row forgets: the claim's send asks the provider first. */
     async claimPayout(orderId: string, opts: { rowOlderThanRun?: boolean } = {}): Promise<ClaimResult> {
       return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs, providerMayKnow: opts.rowOlderThanRun ?? false });
+    },
+
+    /** Before the claim: the order's capture confirmed by a listing pass shared with the other
+     * payouts due (captureListing.ts), waiting here for a pass in flight or the gather interval; the
+     * run runs the pass itself when it is its turn (`list`), and asks again when this answers `wait`. */
+    async awaitCaptureListing(orderId: string): Promise<CaptureListingStep> {
+      const deadline = Date.now() + LISTING_AWAIT_MS;
+      for (;;) {
+        const step = await captureListingStep(db, orderId, listing);
+        const left = deadline - Date.now();
+        if (step.kind !== 'wait' || left <= 0) return step;
+        await passWatch.changeWithin(Math.min(step.ms + 20, left));
+      }
+    },
+
+    /** One listing pass, on the reads budget: a provider call per page of 100 payments. */
+    async listPaymentsForCaptures(passId: number): Promise<PassSummary> {
+      return runListingPass(db, gateway, passId, (pages) => Context.current().heartbeat(pages));
     },
 
     /** A scheduled pair's order joins its batch: its capture confirmed with Razorpay first (outside

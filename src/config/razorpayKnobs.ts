@@ -43,6 +43,12 @@ export const razorpayKnobs = {
    * Per process: with N API processes the API's share of the account's limit is N × this rate. */
   API_RAZORPAY_RPS: z.coerce.number().min(0.1).max(1_000).default(10),
   API_RAZORPAY_BURST: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Captures are confirmed from the payment listing (src/payouts/captureListing.ts): a new listing
+   * pass starts no sooner than this after the previous one, so the payouts due meanwhile share it. */
+  CAPTURE_LISTING_GATHER_MS: duration.default(3_000),
+  /** A capture recorded longer ago than this (or authorised this long before) is asked for alone: a
+   * listing pass never reaches further back. */
+  CAPTURE_LISTING_LOOKBACK_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /** The outbox drainer starts payout runs only while fewer than RAZORPAY_WRITE_RPS × this many
    * payouts wait in Temporal for the write budget (a burst waits as outbox rows instead). */
   OUTBOX_START_AHEAD_SECONDS: z.coerce.number().min(1).max(3_600).default(15),

@@ -57,6 +57,9 @@ export type PayoutWorkflowResult =
  * the run failed (rather than completed) the sweep may start a new one after resume. */
 export const TRANSFERS_PAUSED = 'TransfersPaused';
 
+/** A listing pass's time to run (its activity's start-to-close and its lease, captureListing.ts). */
+export const LISTING_PASS_TIMEOUT_MS = 60_000;
+
 /** Evidence that a transfer moved on at the provider (the transfer webhooks send this). */
 export interface TransferEvidence {
   event: 'transfer.processed' | 'transfer.failed' | 'transfer.reversed';

@@ -135,6 +135,15 @@ export function createGateway(config: GatewayConfig): Gateway {
 
     fetchPayment,
 
+    paymentPagesSince: async function* (fromSec) {
+      for (let skip = 0; ; skip += LIST_PAGE) {
+        const page = await readCall('payments.list', looseCollection, () => sdk.payments.all({ from: fromSec, count: LIST_PAGE, skip }));
+        // Newest first, paged by skip: a payment made meanwhile shifts the pages, so one may come twice (never missed).
+        yield { items: readableItems('payments.list', paymentSchema, page.items), size: page.items.length };
+        if (page.items.length < LIST_PAGE) return;
+      }
+    },
+
     capturePaymentIfNeeded: async (paymentId, amountPaise) => {
       const payment = await fetchPayment(paymentId);
       if (payment.status !== 'authorized') return payment;

@@ -64,6 +64,13 @@ export async function captureOfOrderToConfirm(db: Pick<Db, 'query'>, orderId: st
   return unconfirmedCapture(db, 'o.id = $1', [orderId]);
 }
 
+/** The unconfirmed captures recorded on these payments (a listing's page): what the page may confirm. */
+export async function capturesToConfirmAmong(db: Pick<Db, 'query'>, paymentIds: string[]): Promise<RecordedCapture[]> {
+  const { rows } = await db.query<{ order_id: string; gateway_order_id: string | null; payment_id: string; amount_paise: number | null }>(
+    `${RECORDED_CAPTURE_SQL} AND o.paid_payment_id = ANY($1::text[]) AND pay.capture_confirmed_at IS NULL`, [paymentIds]);
+  return rows.map((r) => ({ orderId: r.order_id, paymentId: r.payment_id, amountPaise: r.amount_paise, gatewayOrderId: r.gateway_order_id }));
+}
+
 /** Why Razorpay's payment does not confirm the capture we recorded; empty: it does. A partial refund
  * is not confirmed either: Razorpay keeps such a payment `captured` (it becomes `refunded` only when
  * refunded in full), but the platform no longer holds what the order was paid, and none of our own
@@ -101,5 +108,5 @@ export async function checkCapture(gateway: Gateway, recorded: RecordedCapture):
 
 /** In the send gate's transaction: the capture is confirmed, no later attempt asks again. */
 export async function recordCaptureConfirmed(tx: Tx, paymentId: string): Promise<void> {
-  await tx.query('UPDATE payments SET capture_confirmed_at = now() WHERE id = $1 AND capture_confirmed_at IS NULL', [paymentId]);
+  await tx.query(`UPDATE payments SET capture_confirmed_at = now(), capture_confirmed_by = 'fetch' WHERE id = $1 AND capture_confirmed_at IS NULL`, [paymentId]);
 }

@@ -34,6 +34,22 @@ export function fetchPayment(ctx: SandboxContext, id: string): PaymentEntity {
   return payment;
 }
 
+/** GET /v1/payments: every payment created in [from, to] (Unix seconds, either open), newest first,
+ * `count` from `skip`. Payments are kept in the order they were made, so the newest are read from the
+ * end and only as far as the page needs. */
+export function listPayments(ctx: SandboxContext, q: { from: number | null; to: number | null; count: number; skip: number }): PaymentEntity[] {
+  const all = [...ctx.state.payments.values()];
+  const page: PaymentEntity[] = [];
+  let skipped = 0;
+  for (let i = all.length - 1; i >= 0 && page.length < q.count; i--) {
+    const p = all[i]!;
+    if ((q.to !== null && p.created_at > q.to) || (q.from !== null && p.created_at < q.from)) continue;
+    if (skipped < q.skip) { skipped++; continue; }
+    page.push(p);
+  }
+  return page;
+}
+
 export function orderPayments(ctx: SandboxContext, orderId: string): PaymentEntity[] {
   fetchOrder(ctx, orderId);
   return [...ctx.state.payments.values()].filter((p) => p.order_id === orderId).reverse();

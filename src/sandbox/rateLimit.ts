@@ -15,7 +15,7 @@ export const RATE_LIMIT_OFF: RateLimitSettings = { writeRps: 0, readRps: 0, burs
 const CALL_CLASS: Record<Exclude<FaultEndpoint, '*'>, CallClass> = {
   'orders.create': 'write', 'payments.capture': 'write', 'payments.transfers': 'write', 'refunds.create': 'write',
   'transfers.create': 'write', 'transfers.reverse': 'write',
-  'orders.fetch': 'read', 'orders.payments': 'read', 'payments.fetch': 'read', 'payments.refunds': 'read', 'refunds.fetch': 'read',
+  'orders.fetch': 'read', 'orders.payments': 'read', 'payments.fetch': 'read', 'payments.list': 'read', 'payments.refunds': 'read', 'refunds.fetch': 'read',
   'transfers.fetch': 'read', 'transfers.list': 'read', 'transfers.reversals': 'read',
   'settlements.fetch': 'read', 'settlements.list': 'read', 'settlements.recon': 'read',
 };

@@ -164,7 +164,7 @@ const WEIGHTS: Record<OrderKind, number> = {
 /** Endpoints the API faults hit, and which fault kinds make sense for each. */
 const API_FAULT_ENDPOINTS: Array<Exclude<FaultEndpoint, '*'>> = [
   'transfers.create', 'transfers.fetch', 'transfers.list', 'orders.create', 'orders.fetch', 'orders.payments',
-  'payments.fetch', 'payments.capture', 'payments.transfers', 'refunds.create', 'refunds.fetch',
+  'payments.fetch', 'payments.list', 'payments.capture', 'payments.transfers', 'refunds.create', 'refunds.fetch',
 ];
 /** Only calls that change something can take effect and then lose their answer. */
 const EFFECTFUL: ReadonlySet<string> = new Set(['transfers.create', 'orders.create', 'payments.capture', 'refunds.create']);

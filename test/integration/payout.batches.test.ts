@@ -122,6 +122,8 @@ describe('payouts: hourly and daily batches per employer–vendor pair', () => {
     expect(batch.cutoff_at.toISOString()).toBe(windowAt('hourly', new Date()).cutoff.toISOString());
     await recordHistory(client(), payoutWorkflowId(orders[0]!.orderId), 'payout-order-joins-batch');
     await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled');
+    await recordHistory(client(), payoutWorkflowId(orders[0]!.orderId), 'payout-order-joins-batch-capture-listing');
+    await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled-capture-listing');
     await recordHistory(client(), payoutBatchWorkflowId(batchId), 'payout-batch-settled-patches-up-front');
   });
 

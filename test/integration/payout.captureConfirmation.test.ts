@@ -1,6 +1,8 @@
 /** Issue 19 item 5: a capture is confirmed before platform money moves. An online order is marked
- * paid on a webhook's payload; before the first transfer of its payout the money-moving step fetches
- * the payment from Razorpay, once, and sends only if Razorpay confirms it. Real API (signed
+ * paid on a webhook's payload; before the first transfer of its payout Razorpay must show the payment
+ * as recorded, and nothing is sent otherwise. Issue 37: the payouts due share one listing of the
+ * payments (GET /payments?from, a page per 100) instead of a payments.fetch each; a capture the
+ * listing does not confirm is fetched alone, once. Real API (signed
  * webhooks), Temporal worker, PostgreSQL and the sandbox; the sandbox's ledger and call counts say
  * what reached Razorpay. */
 import { randomUUID } from 'node:crypto';
@@ -8,7 +10,8 @@ import type { Db } from '../../src/db/pool';
 import { createGateway } from '../../src/gateway';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { http, postWebhook, seedPair, topUp, uniqueRef, type MoneyInHarness } from './moneyinHarness';
-import { attemptOutcomes, eventually, payoutRow, seedPaidOrder } from './payoutSeed';
+import { attemptOutcomes, eventually, payoutRow, recordHistory, seedPaidOrder } from './payoutSeed';
+import { payoutWorkflowId } from '../../src/contracts/payout';
 import { readBalanceWall } from '../../src/payouts/balanceWall';
 import { opsApi, startPayoutStack, type PayoutStack } from './payoutStack';
 import { envelope, rzpId } from './webhooksHarness';
@@ -79,6 +82,7 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
   test('when a payment.captured signed with our webhook secret names a payment Razorpay never saw, then the order is paid but its payout waits in review with CAPTURE_NOT_CONFIRMED, shown in the ops queue, and no transfer reaches the sandbox', async () => {
     const { orderId, gatewayOrderId } = await placeOnlineOrder();
     const fetchesBefore = await calls('payments.fetch');
+    const listingsBefore = await calls('payments.list');
     const createsBefore = await calls('transfers.create');
     // Forged: whoever holds the webhook secret can sign it; the payment id is made up.
     const forged = {
@@ -93,6 +97,8 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     expect(payout).toMatchObject({ status: 'review', last_code: 'CAPTURE_NOT_CONFIRMED', provider_transfer_id: null });
     expect(await transfersFor(orderId)).toEqual([]);
     expect(await calls('transfers.create')).toBe(createsBefore);
+    // The listing was asked first; it does not show the payment, so the payment alone was asked, once.
+    expect(await calls('payments.list')).toBeGreaterThan(listingsBefore);
     expect(await calls('payments.fetch')).toBe(fetchesBefore + 1);
     const [attempt] = await attempts(payout!.id);
     expect(attempt).toMatchObject({ outcome: 'not_sent', provider_code: 'CAPTURE_NOT_CONFIRMED' });
@@ -106,7 +112,7 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     })]);
   });
 
-  test('when a real online order is paid and its first transfer is refused for the platform balance, then the send after the balance wall sends without asking again: one payments.fetch for the payout, one transfer, settled', async () => {
+  test('when a real online order is paid and its first transfer is refused for the platform balance, then the send after the balance wall sends without asking again: the capture confirmed from the listing, no payments.fetch, one transfer, settled', async () => {
     const { orderId, gatewayOrderId } = await placeOnlineOrder();
     await control().setPlatformBalance(0); // the capture below adds less than the vendor net
     const fetchesBefore = await calls('payments.fetch');
@@ -122,18 +128,20 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     const settled = await statusIs(orderId, 'settled');
     expect(await readBalanceWall(db)).toBeNull();
 
-    expect(await calls('payments.fetch')).toBe(fetchesBefore + 1);
+    expect(await calls('payments.fetch')).toBe(fetchesBefore);
     expect(await calls('transfers.create')).toBeGreaterThanOrEqual(createsBefore + 2);
     const transfers = await transfersFor(orderId);
     expect(transfers.map((t) => [t.amount, t.status, (t.notes as Record<string, string>).transaction_id])).toEqual([[NET, 'processed', settled!.id]]);
     expect((await attemptOutcomes(db, settled!.id)).slice(-2)).toEqual(['accepted', 'settled']);
     expect(await attemptOutcomes(db, settled!.id)).toContain('rejected');
-    const { rows } = await db.query('SELECT capture_confirmed_at IS NOT NULL AS confirmed FROM payments WHERE id = $1', [payment.id]);
-    expect(rows).toEqual([{ confirmed: true }]);
+    const { rows } = await db.query('SELECT capture_confirmed_at IS NOT NULL AS confirmed, capture_confirmed_by FROM payments WHERE id = $1', [payment.id]);
+    expect(rows).toEqual([{ confirmed: true, capture_confirmed_by: 'listing' }]);
   });
 
-  test('when Razorpay is unreachable for the capture check, then nothing is sent, the claim is released to failed without spending an attempt, and after the backoff the payment is asked again and the transfer goes once', async () => {
+  test('when Razorpay is unreachable for the listing and then for the capture check, then nothing is sent, the claim is released to failed without spending an attempt, and after the backoff the payment is asked again and the transfer goes once', async () => {
     const { orderId, gatewayOrderId } = await placeOnlineOrder();
+    // The listing pass fails, so the capture it covered is asked for alone; that fails too.
+    await control().injectFault({ endpoint: 'payments.list', fault: { kind: 'server_error_before' }, probability: 1 });
     await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'server_error_before' }, calls: [1] });
     const fetchesBefore = await calls('payments.fetch');
     await control().payOrder(gatewayOrderId);
@@ -145,6 +153,52 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     const { rows } = await db.query('SELECT attempt_limit FROM payouts WHERE id = $1', [settled!.id]);
     expect(rows).toEqual([{ attempt_limit: stack.config.PAYOUT_ATTEMPT_CAP + 1 }]); // the failed check's attempt given back
     expect((await transfersFor(orderId)).map((t) => t.amount)).toEqual([NET]);
+  });
+
+  test('when twelve online orders are paid within a second, then one listing pass or a few confirm every capture: no payments.fetch, each vendor paid once, the passes recorded', async () => {
+    await control().setPlatformBalance(BALANCE);
+    const fetchesBefore = await calls('payments.fetch');
+    const listingsBefore = await calls('payments.list');
+    const passesBefore = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM provider_listing_passes')).rows[0]!.n);
+    const orders = await Promise.all(Array.from({ length: 12 }, () => placeOnlineOrder()));
+    const payments = await Promise.all(orders.map((o) => control().payOrder(o.gatewayOrderId)));
+    for (const o of orders) await statusIs(o.orderId, 'settled');
+
+    expect(await calls('payments.fetch')).toBe(fetchesBefore);
+    const listings = (await calls('payments.list')) - listingsBefore;
+    expect(listings).toBeGreaterThanOrEqual(1);
+    expect(listings).toBeLessThanOrEqual(4);
+    const passes = (await db.query<{ pages: number; confirmed: number; error: string | null }>(
+      'SELECT pages, confirmed, error FROM provider_listing_passes ORDER BY id OFFSET $1', [passesBefore])).rows;
+    expect(passes.reduce((n, p) => n + p.pages, 0)).toBe(listings);
+    expect(passes.reduce((n, p) => n + p.confirmed, 0)).toBe(12);
+    expect(passes.every((p) => p.error === null)).toBe(true);
+    const confirmedBy = (await db.query('SELECT DISTINCT capture_confirmed_by FROM payments WHERE id = ANY($1)', [payments.map((p) => p.id)])).rows;
+    expect(confirmedBy).toEqual([{ capture_confirmed_by: 'listing' }]);
+    for (const o of orders) expect((await transfersFor(o.orderId)).map((t) => t.amount)).toEqual([NET]);
+    // The passes ran inside these payouts' own runs, on the reads budget's task queue; one is kept for the replay test.
+    const listers: string[] = [];
+    for (const o of orders) {
+      const history = await stack.temporal.client.workflow.getHandle(payoutWorkflowId(o.orderId)).fetchHistory();
+      const pass = history.events?.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'listPaymentsForCaptures');
+      if (pass) {
+        expect(pass.activityTaskScheduledEventAttributes!.taskQueue!.name).toBe(`${stack.temporal.taskQueue}-razorpay-reads`);
+        listers.push(o.orderId);
+      }
+    }
+    expect(listers.length).toBe(passes.length);
+    await recordHistory(stack.temporal.client, payoutWorkflowId(listers[0]!), 'payout-capture-listing');
+  });
+
+  test('when the listing of payments fails, then each capture its pass covered is fetched alone, once, and paid once', async () => {
+    await control().injectFault({ endpoint: 'payments.list', fault: { kind: 'server_error_before' }, probability: 1 });
+    const fetchesBefore = await calls('payments.fetch');
+    const orders = await Promise.all(Array.from({ length: 3 }, () => placeOnlineOrder()));
+    await Promise.all(orders.map((o) => control().payOrder(o.gatewayOrderId)));
+    for (const o of orders) await statusIs(o.orderId, 'settled');
+    expect(await calls('payments.fetch')).toBe(fetchesBefore + 3);
+    for (const o of orders) expect((await transfersFor(o.orderId)).map((t) => t.amount)).toEqual([NET]);
+    await recordHistory(stack.temporal.client, payoutWorkflowId(orders[0]!.orderId), 'payout-capture-listing-failed');
   });
 
   test('when Razorpay captured a different amount than the one recorded for the order, then the payout waits in review with CAPTURE_NOT_CONFIRMED and nothing is sent', async () => {

@@ -145,7 +145,9 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
   });
 
   test('when the customer is refunded from the dashboard while the payout is claimed but its request has not left (the capture check is slow), then the payout is held in review with CUSTOMER_REFUNDED, nothing is sent and the vendor owes nothing back', async () => {
-    // The capture check's fetch takes 3 s: the payout sits claimed (processing, no request sent).
+    // The listing cannot be read, so the send fetches the capture, and that fetch takes 3 s: the payout
+    // sits claimed (processing, no request sent).
+    await control().injectFault({ endpoint: 'payments.list', fault: { kind: 'server_error_before' }, probability: 1 });
     await control().injectFault({ endpoint: 'payments.fetch', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
     const { orderId, paymentId } = await payOnlineOrder();
     await eventually(async () => (await db.query('SELECT status, request_sent_at FROM payouts WHERE order_id = $1', [orderId])).rows[0],

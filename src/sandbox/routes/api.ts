@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SandboxContext } from '../context';
 import { invalidApiKey, RazorpayApiError } from '../errors';
-import { captureByApi, createOrder, fetchOrder, fetchPayment, orderPayments } from '../checkout';
+import { captureByApi, createOrder, fetchOrder, fetchPayment, listPayments, orderPayments } from '../checkout';
 import { createRefund, fetchRefund, refundsOfPayment } from '../refunds';
 import { createDirectTransfer, createPaymentTransfers, fetchTransfer, listTransfers, reversalsOf, reverseTransfer, transfersOfPayment } from '../transfers';
 import { captureBody, collection, directTransferBody, orderBody, parseListQuery, parseRequest, paymentTransfersBody, refundBody, reversalBody } from '../rules';
@@ -73,6 +73,10 @@ export function apiRoutes(app: FastifyInstance, ctx: SandboxContext, book: Settl
   app.get('/v1/orders/:id/payments', (req, reply) => runGuarded(ctx, signal, 'orders.payments', req, reply, async (hold) => {
     await hold();
     return ok(collection(orderPayments(ctx, params(req).id)));
+  }));
+  app.get('/v1/payments', (req, reply) => runGuarded(ctx, signal, 'payments.list', req, reply, async (hold) => {
+    await hold();
+    return ok(collection(listPayments(ctx, parseListQuery(query(req)))));
   }));
   app.get('/v1/payments/:id', (req, reply) => runGuarded(ctx, signal, 'payments.fetch', req, reply, async (hold) => {
     await hold();

@@ -17,7 +17,7 @@ const faultKind = z.discriminatedUnion('kind', [
 ]);
 const faultRule = z.object({
   endpoint: z.enum([
-    'orders.create', 'orders.fetch', 'orders.payments', 'payments.fetch', 'payments.capture', 'payments.transfers', 'transfers.create',
+    'orders.create', 'orders.fetch', 'orders.payments', 'payments.fetch', 'payments.list', 'payments.capture', 'payments.transfers', 'transfers.create',
     'transfers.fetch', 'transfers.list', 'refunds.create', 'refunds.fetch', 'settlements.recon', 'settlements.fetch', 'settlements.list',
     'transfers.reverse', 'transfers.reversals', 'payments.refunds', '*',
   ]),

@@ -28,6 +28,9 @@ export interface PayoutContext {
   /** The run's patches, evaluated before its first local activity (patchesUpFront); null for runs
    * recorded before that, which call each patch where it stands. */
   upFront: RunPatches | null;
+  /** An order's run confirms its capture from a listing pass before its claim (issue 37); a batch's
+   * own run and runs recorded before it do not. Set to what the listing step found. */
+  captureListing?: 'due' | 'not_needed' | 'confirmed' | 'fetch';
 }
 
 /** Every patch a payout run takes after its start. The SDK (1.24.0) replays a local activity that
@@ -40,17 +43,25 @@ export interface PayoutContext {
  * stands for never changes. */
 const PATCHES_UP_FRONT = 'payout-patches-up-front';
 const RUN_PATCHES = ['payout-local-db-steps', 'payout-provider-budget', 'payout-row-older-than-run', 'wait-while-transfers-paused', 'payout-resumes-counted'] as const;
-type RunPatch = (typeof RUN_PATCHES)[number];
+/** Captures confirmed from the listing before the claim (issue 37): its marker stands for it and every
+ * patch above. Runs recorded with PATCHES_UP_FRONT alone, or before it, never list. */
+const CAPTURE_LISTING = 'payout-capture-listing';
+type RunPatch = (typeof RUN_PATCHES)[number] | typeof CAPTURE_LISTING;
 export type RunPatches = Record<RunPatch, boolean>;
 
 /** Call first in a run, before any activity. */
 export function patchesUpFront(): RunPatches | null {
-  if (!patched(PATCHES_UP_FRONT)) return null;
-  return Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as RunPatches;
+  const listing = patched(CAPTURE_LISTING);
+  if (!listing && !patched(PATCHES_UP_FRONT)) return null;
+  return { ...(Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as Record<(typeof RUN_PATCHES)[number], boolean>), [CAPTURE_LISTING]: listing };
 }
 
-/** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands. */
-const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : patched(id));
+/** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands; the
+ * patches that exist only up front are false there. */
+const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : id !== CAPTURE_LISTING && patched(id));
+
+/** How many times a run asks about its capture's listing before leaving it to the send's own fetch. */
+const LISTING_ROUNDS = 6;
 
 /** The database steps the state machine takes. */
 export type PayoutDbCalls = Pick<PayoutCalls, 'readPayout' | 'claimPayout' | 'recordTransferOutcome'>;
@@ -80,7 +91,10 @@ export async function openPayoutRun(input: PayoutWorkflowInput, run: PayoutRun):
   const budgeted = isPatched(upFront, 'payout-provider-budget');
   const provider = budgeted ? providerBudgetCalls(policy) : workflowQueueCalls(policy);
   const restart = () => continueAsNew<(input: PayoutWorkflowInput) => Promise<PayoutWorkflowResult>>(input);
-  const ctx: PayoutContext = { key: input.orderId, restart, run, policy, db, provider, resolverBacksOff: budgeted, upFront };
+  const ctx: PayoutContext = {
+    key: input.orderId, restart, run, policy, db, provider, resolverBacksOff: budgeted, upFront,
+    ...(isPatched(upFront, CAPTURE_LISTING) ? { captureListing: 'due' as const } : {}),
+  };
   run.publish(firstRead !== undefined ? firstRead : await db.readPayout(input.orderId));
   return ctx;
 }
@@ -103,6 +117,7 @@ export async function runPayoutSteps(ctx: PayoutContext): Promise<PayoutWorkflow
 export const claimAndSend: PayoutStep = async (ctx) => {
   const { run, db, key: orderId } = ctx;
   await waitForNextAttempt(ctx);
+  if (ctx.captureListing === 'due') await awaitCaptureListed(ctx);
   const resumesBeforeClaim = run.resumes;
   // A row older than this run's history: the claim marks it, and its send asks the provider first.
   const rowOlderThanRun = run.rowOlderThanRun && isPatched(ctx.upFront, 'payout-row-older-than-run');
@@ -129,7 +144,10 @@ export const claimAndSend: PayoutStep = async (ctx) => {
   if (claim.kind === 'batch_due') {
     // The pair pays on a schedule: join the batch of the order's window (its capture confirmed
     // first, on the reads budget); the `batched` step then makes sure the batch's run is there.
-    const joined = await ctx.provider.joinBatch(orderId);
+    // Confirmed from the listing (or nothing to confirm): the join asks Razorpay nothing, so it is a
+    // local step, not a call on the reads budget.
+    const listed = ctx.captureListing === 'confirmed' || ctx.captureListing === 'not_needed';
+    const joined = await (listed ? localDb.joinPayoutBatch : ctx.provider.joinBatch)(orderId);
     run.note('batch', joined.kind === 'joined' ? `joined ${joined.batchId} (cutoff ${joined.cutoffAt})` : `not joined: ${joined.why}`);
     run.publish(joined.payout);
     return undefined;
@@ -271,6 +289,30 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
   const outcome: MoneyOutcome<RzpTransfer> = sent;
   run.note('transfer', outcome.type === 'accepted' ? `accepted ${outcome.entity.id}` : outcome.type === 'rejected' ? `rejected ${outcome.error.code}` : `unknown ${outcome.reason}`);
   return (await db.recordTransferOutcome(req, outcome)).payout;
+}
+
+/** Before the claim, once per run: the order's capture confirmed by a listing pass shared with the
+ * other payouts due, this run running the pass when it is its turn. Whatever the listing cannot
+ * settle is left to the send's (or the join's) own fetch of the payment. */
+async function awaitCaptureListed(ctx: PayoutContext): Promise<void> {
+  for (let round = 0; round < LISTING_ROUNDS; round++) {
+    const step = await localDb.awaitCaptureListing(ctx.key);
+    if (step.kind === 'settled') {
+      ctx.captureListing = step.why;
+      if (step.why !== 'not_needed') ctx.run.note('capture', step.why === 'confirmed' ? 'confirmed from the payment listing' : 'not shown by the listing: the send asks for the payment');
+      return;
+    }
+    if (step.kind === 'list') {
+      try {
+        const pass = await ctx.provider.listPayments(step.passId);
+        ctx.run.note('capture', `listing pass ${pass.passId}: ${pass.pages} page(s), ${pass.confirmed} capture(s) confirmed${pass.error ? `, failed: ${pass.error}` : ''}`);
+      } catch (err) {
+        // The pass's activity died: its lease lets another pass start; this run asks again.
+        if (!(err instanceof ActivityFailure)) throw err;
+      }
+    }
+  }
+  ctx.captureListing = 'fetch';
 }
 
 /** Transfers are paused: wait for a resume heard since `resumesBefore` (counted before the step that
