@@ -24,10 +24,12 @@ describe('payouts: settled from the provider\'s own create answer', () => {
     await stack?.close();
   });
 
-  test('when the create answer says processed, then the payout is settled with that answer as evidence, without a settlement wait or fetch, and the later transfer.processed changes nothing', async () => {
+  test('when the create answer says processed, then the payout is settled with that answer as evidence, without a settlement wait or fetch, and the later transfer.processed changes nothing and asks Razorpay nothing', async () => {
     const { control } = stack.sandbox;
     const account = await control.createLinkedAccount();
     const order = await seedPaidOrder(db, { linkedAccountId: account });
+    // The provider's webhooks wait until the run has settled the payout from the create answer.
+    await control.setWebhookDelivery(false);
     await temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue).startPayout(order.orderId);
     const handle = stack.temporal.client.workflow.getHandle(payoutWorkflowId(order.orderId));
     // The settlement poll is a minute: finishing well before it means the run did not wait for it.
@@ -57,7 +59,10 @@ describe('payouts: settled from the provider\'s own create answer', () => {
     expect(activities).toEqual(['sendDirectTransfer']);
     expect((history.events ?? []).filter((e) => e.timerStartedEventAttributes)).toHaveLength(0);
 
-    // The provider's transfer.processed arrives afterwards: recorded as received, the payout unchanged.
+    // The provider's transfer.processed arrives afterwards: recorded as received, the payout unchanged,
+    // and not fetched (issue 37): it says what the settled row already holds from the provider itself.
+    const fetchesBefore = (await control.callCounts())['transfers.fetch'] ?? 0;
+    await control.setWebhookDelivery(true);
     await control.drainWebhooks();
     const [event] = (await control.webhookEvents()).filter((e) => e.event === 'transfer.processed' && e.body.includes(transfer.id));
     expect(event?.deliveredAt).not.toBeNull();
@@ -66,6 +71,7 @@ describe('payouts: settled from the provider\'s own create answer', () => {
     expect((await row()).rows).toEqual(atSettlement);
     expect(await attemptOutcomes(db, order.payoutId!)).toEqual(['accepted', 'settled']);
     expect(await control.transfers({ recipient: account })).toHaveLength(1);
+    expect((await control.callCounts())['transfers.fetch'] ?? 0).toBe(fetchesBefore);
     await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-settled-at-create');
   });
 });
