@@ -6,8 +6,8 @@
  * (applyTransferEvidence: processed → settled, failed → retried with a new key, reversed → owed again
  * and parked for ops; for transfer.reversed also a settled payout, transferReversals.ts), and then,
  * unless the payout was final before and still is, signals the payout's run, which reads the row
- * again (a `processed` hint for a payout already settled on that transfer is not fetched: it has
- * nothing to add). No transaction is open during the fetch. If the fetch fails, nothing is lost for an accepted
+ * again (a `processed` hint for a payout already settled on that transfer, or whose request is still
+ * in flight on its first attempt, is not fetched: it has nothing to add). No transaction is open during the fetch. If the fetch fails, nothing is lost for an accepted
  * payout (its run polls the transfer on a durable timer); a settled payout's reversal whose hint is
  * lost is raised by recon (`reversal-not-in-app`). */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -73,15 +73,19 @@ async function signalRun(deps: HintDeps, input: Hint, applied: { payout: { statu
 function transferEffect(event: TransferEvidence['event']): WebhookEffect {
   return async (tx, envelope, ctx) => {
     const hint = transferPayloadSchema.parse(envelope.payload).transfer.entity;
-    const { rows } = await tx.query<{ id: string; order_id: string; status: PayoutStatus; provider_transfer_id: string | null }>(
-      'SELECT id, subject_id AS order_id, status, provider_transfer_id FROM payouts WHERE provider_transfer_id = $1 OR id::text = $2 ORDER BY (provider_transfer_id = $1) DESC NULLS LAST LIMIT 1',
+    const { rows } = await tx.query<{ id: string; order_id: string; status: PayoutStatus; provider_transfer_id: string | null; attempts: number }>(
+      'SELECT id, subject_id AS order_id, status, provider_transfer_id, attempts FROM payouts WHERE provider_transfer_id = $1 OR id::text = $2 ORDER BY (provider_transfer_id = $1) DESC NULLS LAST LIMIT 1',
       [hint.id, recoveryKeyOf(hint.notes)],
     );
     const payout = rows[0];
     if (!payout) return []; // not one of our payouts (a split's, or not ours at all)
-    // Settled on the provider's own word about this very transfer (its create answer or a fetch): a
-    // `processed` hint has nothing to add, so it costs no read (issue 37). Any other hint is fetched.
-    if (event === 'transfer.processed' && payout.status === 'settled' && payout.provider_transfer_id === hint.id) return [];
+    // A `processed` hint costs no read (issue 37) when it has nothing to add: the payout is settled on
+    // the provider's own word about this very transfer (its create answer or a fetch), or its first
+    // request is still in flight, so its run is about to hear the provider's answer itself (and, if
+    // that answer is lost, its resolver asks the provider). A later attempt's hint may be about an
+    // earlier attempt's transfer, so it is fetched, as is any other hint, before it is believed.
+    if (event === 'transfer.processed'
+      && ((payout.status === 'settled' && payout.provider_transfer_id === hint.id) || (payout.status === 'processing' && payout.attempts === 1))) return [];
     const deps = { db: ctx.db, gateway: ctx.gateway, temporal: ctx.temporal, policy: payoutPolicyFrom(ctx.config) };
     const hinted = { event, transferId: hint.id, orderId: payout.order_id };
     return [{

@@ -74,4 +74,24 @@ describe('payouts: settled from the provider\'s own create answer', () => {
     expect((await control.callCounts())['transfers.fetch'] ?? 0).toBe(fetchesBefore);
     await recordHistory(stack.temporal.client, payoutWorkflowId(order.orderId), 'payout-settled-at-create');
   });
+
+  test('when transfer.processed reaches the API while the transfer request is still in flight, then the API asks Razorpay nothing: the run settles the payout from its create answer', async () => {
+    const { control } = stack.sandbox;
+    const account = await control.createLinkedAccount();
+    const order = await seedPaidOrder(db, { linkedAccountId: account });
+    // Razorpay makes the transfer and sends its webhook at once, but its answer to us takes 1.5 s.
+    await control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'delay_after_commit', ms: 1_500 }, calls: [1] });
+    const fetchesBefore = (await control.callCounts())['transfers.fetch'] ?? 0;
+    await temporalPayoutStarter(stack.temporal.client, stack.temporal.taskQueue).startPayout(order.orderId);
+    const [transfer] = await eventually(() => control.transfers({ recipient: account }), (ts) => ts.length === 1);
+    const [event] = await eventually(async () => (await control.webhookEvents()).filter((e) => e.event === 'transfer.processed' && e.body.includes(transfer!.id) && e.deliveredAt), (es) => es.length === 1);
+    expect(event).toBeDefined();
+    expect((await payoutRow(db, order.orderId))?.status).toBe('processing');
+    const result = (await stack.temporal.client.workflow.getHandle(payoutWorkflowId(order.orderId)).result()) as PayoutWorkflowResult;
+    expect(result).toMatchObject({ kind: 'finished', status: 'settled', attempts: 1 });
+    const settledBy = await db.query(`SELECT raw->>'source' AS source FROM payout_attempts WHERE payout_id = $1 AND outcome = 'settled'`, [order.payoutId]);
+    expect(settledBy.rows).toEqual([{ source: 'create' }]);
+    expect((await control.callCounts())['transfers.fetch'] ?? 0).toBe(fetchesBefore);
+    await control.clearFaults();
+  });
 });
