@@ -8,7 +8,7 @@ import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
-import { captureListingStep, runListingPass, type CaptureListingStep, type ListingKnobs, type PassSummary } from '../payouts/captureListing';
+import { captureListingStep, listNextPage, type CaptureListingStep, type ListingKnobs, type PassSummary } from '../payouts/captureListing';
 import { watchListingPasses } from '../payouts/listingPassWatch';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
@@ -223,9 +223,9 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       }
     },
 
-    /** One listing pass, on the reads budget: a provider call per page of 100 payments. */
+    /** A listing pass's next page, on the reads budget: one provider call (up to 100 payments). */
     async listPaymentsForCaptures(passId: number): Promise<PassSummary> {
-      return runListingPass(db, gateway, passId, (pages) => Context.current().heartbeat(pages));
+      return listNextPage(db, gateway, passId);
     },
 
     /** A scheduled pair's order joins its batch: its capture confirmed with Razorpay first (outside

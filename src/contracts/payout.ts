@@ -57,8 +57,11 @@ export type PayoutWorkflowResult =
  * the run failed (rather than completed) the sweep may start a new one after resume. */
 export const TRANSFERS_PAUSED = 'TransfersPaused';
 
-/** A listing pass's time to run (its activity's start-to-close and its lease, captureListing.ts). */
+/** A listing pass's time to run, all its pages (its lease, captureListing.ts; each page's activity
+ * has the same start-to-close). */
 export const LISTING_PASS_TIMEOUT_MS = 60_000;
+/** A pass lists at most this many pages (of 100 payments); past them its captures are asked for alone. */
+export const MAX_PASS_PAGES = 20;
 
 /** Evidence that a transfer moved on at the provider (the transfer webhooks send this). */
 export interface TransferEvidence {

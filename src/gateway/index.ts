@@ -9,14 +9,14 @@ import { ProviderContractError, classifyFailure, type FailedOutcome } from './cl
 import { collectionOf, looseCollection, orderSchema, paymentSchema, reconRowSchema, refundSchema, reversalSchema, settlementSchema, transferSchema } from './schemas';
 import { callSdk, createSdk, type GatewayConfig, type SdkCallResult } from './sdkClient';
 import { inSpan, SpanKind } from '../observability/tracing';
-import { GatewayCallError, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpRefund, type RzpTransfer } from './types';
+import { GatewayCallError, PROVIDER_LIST_PAGE, type Gateway, type MoneyOutcome, type RzpPayment, type RzpReconRow, type RzpRefund, type RzpTransfer } from './types';
 
 export { validatePaymentSignature, validateWebhookSignature } from './signatures';
 export { ProviderContractError, classifyFailure } from './classify';
 export type { GatewayConfig } from './sdkClient';
 
 /** Razorpay's maximum page sizes: generic lists 100, the settlement recon report 1000. */
-const LIST_PAGE = 100;
+const LIST_PAGE = PROVIDER_LIST_PAGE;
 const RECON_PAGE = 1000;
 
 function failureOf(operation: ProviderEndpoint, result: Extract<SdkCallResult<unknown>, { ok: false }>): FailedOutcome {
@@ -135,13 +135,9 @@ export function createGateway(config: GatewayConfig): Gateway {
 
     fetchPayment,
 
-    paymentPagesSince: async function* (fromSec) {
-      for (let skip = 0; ; skip += LIST_PAGE) {
-        const page = await readCall('payments.list', looseCollection, () => sdk.payments.all({ from: fromSec, count: LIST_PAGE, skip }));
-        // Newest first, paged by skip: a payment made meanwhile shifts the pages, so one may come twice (never missed).
-        yield { items: readableItems('payments.list', paymentSchema, page.items), size: page.items.length };
-        if (page.items.length < LIST_PAGE) return;
-      }
+    paymentsPage: async ({ fromSec, skip }) => {
+      const page = await readCall('payments.list', looseCollection, () => sdk.payments.all({ from: fromSec, count: LIST_PAGE, skip }));
+      return { items: readableItems('payments.list', paymentSchema, page.items), size: page.items.length };
     },
 
     capturePaymentIfNeeded: async (paymentId, amountPaise) => {

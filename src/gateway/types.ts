@@ -123,6 +123,9 @@ export interface ReversalInput {
   notes?: Notes;
 }
 
+/** The most items a Razorpay list endpoint gives per call (`count` ≤ 100). */
+export const PROVIDER_LIST_PAGE = 100;
+
 /** Every call we make to Razorpay. Non-money calls throw GatewayCallError on failure. */
 export interface Gateway {
   createOrder(input: CreateOrderInput): Promise<RzpOrder>;
@@ -130,10 +133,10 @@ export interface Gateway {
   /** Payments made against a gateway order (the missed-webhook sweep asks this). */
   fetchOrderPayments(orderId: string): Promise<RzpPayment[]>;
   fetchPayment(paymentId: string): Promise<RzpPayment>;
-  /** Payments created at or after `fromSec` (Unix seconds, the provider's clock), newest first, one
-   * page of up to 100 per call as the consumer asks for it (GET /payments?from&count&skip). A payment
-   * that does not parse is logged whole and skipped; `size` is what the provider sent. */
-  paymentPagesSince(fromSec: number): AsyncIterable<{ items: RzpPayment[]; size: number }>;
+  /** One page (up to 100) of the payments created at or after `fromSec` (Unix seconds, the provider's
+   * clock), newest first, from `skip` (GET /payments?from&count&skip). A payment that does not parse
+   * is logged whole and skipped; `size` is what the provider sent. */
+  paymentsPage(query: { fromSec: number; skip: number }): Promise<{ items: RzpPayment[]; size: number }>;
   /** Captures an authorized payment; a payment already captured is returned as it is. */
   capturePaymentIfNeeded(paymentId: string, amountPaise: number): Promise<RzpPayment>;
   createDirectTransfer(input: DirectTransferInput): Promise<MoneyOutcome<RzpTransfer>>;

@@ -11,9 +11,10 @@
  * before the payment's creation. Covered and still not confirmed (the listing did not show it, or
  * showed it otherwise, or could not be read), the send or the batch join asks Razorpay for that
  * payment alone, as before (captureConfirmation.ts), and a forged capture still goes to review. */
+import { MAX_PASS_PAGES } from '../contracts/payout';
 import type { Db } from '../db/pool';
 import { inTransaction } from '../db/pool';
-import type { Gateway } from '../gateway/types';
+import { PROVIDER_LIST_PAGE, type Gateway } from '../gateway/types';
 import { logger } from '../logger';
 import { captureMismatches, capturesToConfirmAmong } from './captureConfirmation';
 
@@ -109,32 +110,41 @@ export async function captureListingStep(db: Db, orderId: string, knobs: Listing
   });
 }
 
-export interface PassSummary { passId: number; pages: number; items: number; confirmed: number; error: string | null }
+export interface PassSummary {
+  passId: number; pages: number; items: number; confirmed: number; error: string | null;
+  /** False while the pass has pages left. Absent in answers recorded before passes went a page per call. */
+  done?: boolean;
+}
 
-/** Runs a pass: every page since its `from`, each page's captures confirmed as they come. A failed
- * call ends the pass with its error: the captures it covered are then asked for alone. `onPage` lets
- * the activity heartbeat. Running a finished pass again changes nothing. */
-export async function runListingPass(db: Db, gateway: Gateway, passId: number, onPage: (pages: number) => void = () => undefined): Promise<PassSummary> {
+/** The pass's next page, one provider call (so each page is a call on the reads budget): its captures
+ * confirmed as they come; a short page finishes the pass. A failed call, or a pass past
+ * MAX_PASS_PAGES, finishes it with its error: the captures it covered are then asked for alone.
+ * Asking again for a finished pass changes nothing. */
+export async function listNextPage(db: Db, gateway: Gateway, passId: number): Promise<PassSummary> {
   const pass = (await db.query<{ listed_from_s: string; finished_at: Date | null; pages: number; items: number; confirmed: number; error: string | null }>(
     'SELECT listed_from_s, finished_at, pages, items, confirmed, error FROM provider_listing_passes WHERE id = $1', [passId])).rows[0];
   if (!pass) throw new Error(`listing pass ${passId} does not exist`);
-  if (pass.finished_at) return { passId, pages: pass.pages, items: pass.items, confirmed: pass.confirmed, error: pass.error };
-  const summary: PassSummary = { passId, pages: 0, items: 0, confirmed: 0, error: null };
+  const summary: PassSummary = { passId, pages: pass.pages, items: pass.items, confirmed: pass.confirmed, error: pass.error, done: pass.finished_at !== null };
+  if (summary.done) return summary;
+  let last = false;
   try {
-    for await (const page of gateway.paymentPagesSince(Number(pass.listed_from_s))) {
-      summary.pages += 1;
-      summary.items += page.size;
-      summary.confirmed += await confirmListed(db, page.items);
-      onPage(summary.pages);
-    }
+    if (pass.pages >= MAX_PASS_PAGES) throw new Error(`more than ${MAX_PASS_PAGES} pages of payments since ${pass.listed_from_s}`);
+    const page = await gateway.paymentsPage({ fromSec: Number(pass.listed_from_s), skip: pass.pages * PROVIDER_LIST_PAGE });
+    summary.pages += 1;
+    summary.items += page.size;
+    summary.confirmed += await confirmListed(db, page.items);
+    last = page.size < PROVIDER_LIST_PAGE;
   } catch (err) {
     logger.warn({ err, passId }, 'listing payments failed; the captures this pass covers are asked for one by one');
     summary.error = String((err as Error)?.message ?? err).slice(0, 500);
+    last = true;
   }
+  // Guarded by the page count read: a page written twice (a retried call) is written once.
   await db.query(
-    'UPDATE provider_listing_passes SET finished_at = now(), pages = $2, items = $3, confirmed = $4, error = $5 WHERE id = $1 AND finished_at IS NULL',
-    [passId, summary.pages, summary.items, summary.confirmed, summary.error]);
-  return summary;
+    `UPDATE provider_listing_passes SET pages = $2, items = $3, confirmed = $4, error = $5, finished_at = CASE WHEN $6 THEN now() END
+      WHERE id = $1 AND finished_at IS NULL AND pages = $7`,
+    [passId, summary.pages, summary.items, summary.confirmed, summary.error, last, pass.pages]);
+  return { ...summary, done: last };
 }
 
 /** Confirms the page's payments that match the capture we recorded on them, exactly. */

@@ -190,6 +190,30 @@ describe('payouts: a capture is confirmed with Razorpay before the transfer', ()
     await recordHistory(stack.temporal.client, payoutWorkflowId(listers[0]!), 'payout-capture-listing');
   });
 
+  test('when more than a page of payments was made at Razorpay since the capture, then its pass reads them a page per call, each an activity on the reads budget, and confirms it', async () => {
+    await control().setWebhookDelivery(false);
+    const { orderId, gatewayOrderId } = await placeOnlineOrder();
+    const payment = await control().payOrder(gatewayOrderId);
+    // 150 payments of other merchants' checkouts made after ours, before its webhook reaches us.
+    for (let i = 0; i < 150; i += 25) {
+      await Promise.all(Array.from({ length: 25 }, async () => control().payOrder((await h.gateway.createOrder({ amountPaise: 500, receipt: uniqueRef('other'), notes: {} })).id)));
+    }
+    const listingsBefore = await calls('payments.list');
+    const fetchesBefore = await calls('payments.fetch');
+    await control().setWebhookDelivery(true);
+    await statusIs(orderId, 'settled');
+    expect(await calls('payments.fetch')).toBe(fetchesBefore);
+    const [pass] = (await db.query<{ pages: number; items: number; confirmed: number }>(
+      `SELECT pages, items, confirmed FROM provider_listing_passes WHERE listed_from_s <= $1 ORDER BY id DESC LIMIT 1`, [payment.created_at])).rows;
+    expect(pass).toMatchObject({ pages: 2, confirmed: 1 });
+    expect(pass!.items).toBeGreaterThanOrEqual(151);
+    expect((await calls('payments.list')) - listingsBefore).toBe(2);
+    const history = await stack.temporal.client.workflow.getHandle(payoutWorkflowId(orderId)).fetchHistory();
+    const pages = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'listPaymentsForCaptures');
+    expect(pages.map((e) => e.activityTaskScheduledEventAttributes!.taskQueue!.name)).toEqual([`${stack.temporal.taskQueue}-razorpay-reads`, `${stack.temporal.taskQueue}-razorpay-reads`]);
+    await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-capture-listing-two-pages');
+  });
+
   test('when the listing of payments fails, then each capture its pass covered is fetched alone, once, and paid once', async () => {
     await control().injectFault({ endpoint: 'payments.list', fault: { kind: 'server_error_before' }, probability: 1 });
     const fetchesBefore = await calls('payments.fetch');

@@ -6,6 +6,7 @@ import type { TransferRequest, TransferSendOutcome } from '../../activities/payo
 import { TRANSFERS_PAUSED, type PayoutPolicy, type PayoutStatus, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult } from '../../contracts/payout';
 import type { MoneyOutcome, RzpTransfer } from '../../gateway/types';
 import { resolverDelayMs } from '../../payouts/resolverBackoff';
+import { MAX_PASS_PAGES } from '../../contracts/payout';
 import { localDb, providerBudgetCalls, remoteDb, workflowQueueCalls, type PayoutCalls, type ProviderCalls } from './proxies';
 import type { PayoutRun } from './run';
 
@@ -304,7 +305,9 @@ async function awaitCaptureListed(ctx: PayoutContext): Promise<void> {
     }
     if (step.kind === 'list') {
       try {
-        const pass = await ctx.provider.listPayments(step.passId);
+        // A page per call, each on the reads budget; answers recorded before that have no `done`.
+        let pass = await ctx.provider.listPayments(step.passId);
+        for (let page = 1; pass.done === false && page <= MAX_PASS_PAGES; page++) pass = await ctx.provider.listPayments(step.passId);
         ctx.run.note('capture', `listing pass ${pass.passId}: ${pass.pages} page(s), ${pass.confirmed} capture(s) confirmed${pass.error ? `, failed: ${pass.error}` : ''}`);
       } catch (err) {
         // The pass's activity died: its lease lets another pass start; this run asks again.
