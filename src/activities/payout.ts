@@ -9,7 +9,6 @@ import { inTransaction, type Db, type Tx } from '../db/pool';
 import type { Gateway, MoneyOutcome, RzpTransfer } from '../gateway/types';
 import { logger } from '../logger';
 import { captureListingStep, listNextPage, type CaptureListingStep, type ListingKnobs, type PassSummary } from '../payouts/captureListing';
-import { watchListingPasses } from '../payouts/listingPassWatch';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, captureOfOrderToConfirm, captureToConfirm, checkCapture, recordCaptureConfirmed, type CaptureCheck } from '../payouts/captureConfirmation';
 import { batchOfOrder, claimBatchPayout, closePayoutBatch, joinPayoutBatch, type JoinResult } from '../payouts/batches';
 import { startBatchRun } from '../payouts/batchStarter';
@@ -55,10 +54,6 @@ export type TransferSendOutcome =
 type SendGate = { send: true } | { send: false; outcome: TransferSendOutcome };
 type AttemptBase = { payoutId: string; attemptNo: number; idempotencyKey: string; runId: string };
 
-/** How long one awaitCaptureListing waits in the worker before handing back to the run (a local
- * activity: well inside its 10 s). */
-const LISTING_AWAIT_MS = 6_000;
-
 /** Room for the gate's commit and the answer's return around the transfer's own timeout. */
 const SEND_MARGIN_MS = 250;
 
@@ -70,7 +65,6 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
   const listing: ListingKnobs = { gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PASS_TIMEOUT_MS };
-  const passWatch = watchListingPasses(db);
 
   /** An online order's capture, asked of Razorpay once before its payout's first transfer, outside
    * any transaction (no row lock waits on the provider). */
@@ -210,17 +204,12 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
       return claimPayout(db, orderId, { attemptCap: policy.attemptCap, runId: currentRunId(), balanceProbeMs: policy.balanceProbeMs, providerMayKnow: opts.rowOlderThanRun ?? false });
     },
 
-    /** Before the claim: the order's capture confirmed by a listing pass shared with the other
-     * payouts due (captureListing.ts), waiting here for a pass in flight or the gather interval; the
-     * run runs the pass itself when it is its turn (`list`), and asks again when this answers `wait`. */
+    /** Before the claim: where the order's capture stands against the listing passes shared with the
+     * other payouts due (captureListing.ts). The run runs the pass itself when it is its turn (`list`),
+     * and waits on a durable timer when this answers `wait`: a local activity that waited here would
+     * hold a workflow-task slot, and the pass's own pages need those slots to go on. */
     async awaitCaptureListing(orderId: string): Promise<CaptureListingStep> {
-      const deadline = Date.now() + LISTING_AWAIT_MS;
-      for (;;) {
-        const step = await captureListingStep(db, orderId, listing);
-        const left = deadline - Date.now();
-        if (step.kind !== 'wait' || left <= 0) return step;
-        await passWatch.changeWithin(Math.min(step.ms + 20, left));
-      }
+      return captureListingStep(db, orderId, listing);
     },
 
     /** A listing pass's next page, on the reads budget: one provider call (up to 100 payments). */

@@ -34,7 +34,7 @@ export type CaptureListingStep =
   | { kind: 'settled'; why: 'not_needed' | 'confirmed' | 'fetch' }
   /** This payout runs the next pass (on the reads budget), then asks again. */
   | { kind: 'list'; passId: number }
-  /** A pass is in flight, or the previous one is too recent: ask again after `ms` or when a pass ends. */
+  /** A pass is in flight, or the previous one is too recent: ask again after `ms`. */
   | { kind: 'wait'; ms: number };
 
 interface CaptureRow { payment_id: string | null; confirmed: boolean; recorded_at: Date | null; created_s: string | null; stale: boolean }
@@ -80,6 +80,9 @@ SELECT min((pay.raw->>'created_at')::bigint) AS from_s
    AND pay.updated_at > COALESCE((SELECT max(started_at) FROM provider_listing_passes
                                    WHERE kind = 'payments' AND finished_at IS NOT NULL AND error IS NULL), '-infinity')`;
 
+/** How soon to look again while a pass is in flight: its pages go at the read budget's pace. */
+const IN_FLIGHT_RECHECK_MS = 500;
+
 /** One lock for deciding who runs the next pass (beside the outbox's 7_233_201). */
 const LISTING_LOCK = 7_233_301;
 
@@ -93,13 +96,13 @@ export async function captureListingStep(db: Db, orderId: string, knobs: Listing
   const covering = (await db.query<{ id: string; finished: boolean; failed: boolean; lease_ms_left: number }>(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows[0];
   // A finished pass covered it and did not confirm it (or could not be read): ask for it alone.
   if (covering?.finished) return { kind: 'settled', why: 'fetch' };
-  if (covering) return { kind: 'wait', ms: Math.min(covering.lease_ms_left, knobs.gatherMs) };
+  if (covering) return { kind: 'wait', ms: Math.min(covering.lease_ms_left, IN_FLIGHT_RECHECK_MS) };
   return inTransaction(db, async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LISTING_LOCK]);
     // Under the lock: another payout may have just taken the pass that covers this one.
-    if ((await tx.query(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows.length > 0) return { kind: 'wait', ms: 0 } as const;
+    if ((await tx.query(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows.length > 0) return { kind: 'wait', ms: IN_FLIGHT_RECHECK_MS } as const;
     const latest = (await tx.query<{ in_flight: boolean; ms_since_start: number; lease_ms_left: number }>(LATEST_PASS_SQL)).rows[0];
-    if (latest?.in_flight) return { kind: 'wait', ms: Math.min(latest.lease_ms_left, knobs.gatherMs) } as const;
+    if (latest?.in_flight) return { kind: 'wait', ms: Math.min(latest.lease_ms_left, IN_FLIGHT_RECHECK_MS) } as const;
     if (latest && latest.ms_since_start < knobs.gatherMs) return { kind: 'wait', ms: knobs.gatherMs - latest.ms_since_start } as const;
     const fromS = (await tx.query<{ from_s: string | null }>(LIST_FROM_SQL, [knobs.lookbackSeconds])).rows[0]?.from_s;
     const listedFrom = Math.min(createdS, fromS === null || fromS === undefined ? createdS : Number(fromS));

@@ -61,8 +61,11 @@ export function patchesUpFront(): RunPatches | null {
  * patches that exist only up front are false there. */
 const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : id !== CAPTURE_LISTING && patched(id));
 
-/** How many times a run asks about its capture's listing before leaving it to the send's own fetch. */
-const LISTING_ROUNDS = 6;
+/** How many times a run asks about its capture's listing before leaving it to the send's own fetch,
+ * and the bounds of its wait between two asks (a pass in flight takes a page per read-budget slot). */
+const LISTING_ROUNDS = 12;
+const LISTING_WAIT_MIN_MS = 100;
+const LISTING_WAIT_MAX_MS = 10_000;
 
 /** The database steps the state machine takes. */
 export type PayoutDbCalls = Pick<PayoutCalls, 'readPayout' | 'claimPayout' | 'recordTransferOutcome'>;
@@ -302,6 +305,10 @@ async function awaitCaptureListed(ctx: PayoutContext): Promise<void> {
       ctx.captureListing = step.why;
       if (step.why !== 'not_needed') ctx.run.note('capture', step.why === 'confirmed' ? 'confirmed from the payment listing' : 'not shown by the listing: the send asks for the payment');
       return;
+    }
+    if (step.kind === 'wait') {
+      await sleep(Math.min(LISTING_WAIT_MAX_MS, Math.max(LISTING_WAIT_MIN_MS, step.ms)));
+      continue;
     }
     if (step.kind === 'list') {
       try {
