@@ -54,7 +54,7 @@ SELECT pay.id AS payment_id, pay.capture_confirmed_at IS NOT NULL AS confirmed, 
 /** A pass that covers a capture recorded at $1 and made at $2: it started after the one and listed
  * from the other; in flight (not finished, lease alive) or finished. */
 const COVERING_PASS_SQL = `
-SELECT id, finished_at IS NOT NULL AS finished, error IS NOT NULL AS failed,
+SELECT id, finished_at IS NOT NULL AS finished,
        GREATEST(0, extract(epoch FROM lease_until - now()) * 1000)::int AS lease_ms_left
   FROM provider_listing_passes
  WHERE kind = 'payments' AND started_at > $1 AND listed_from_s <= $2
@@ -81,7 +81,7 @@ SELECT min((pay.raw->>'created_at')::bigint) AS from_s
                                    WHERE kind = 'payments' AND finished_at IS NOT NULL AND error IS NULL), '-infinity')`;
 
 /** How soon to look again while a pass is in flight: its pages go at the read budget's pace. */
-const IN_FLIGHT_RECHECK_MS = 500;
+const IN_FLIGHT_RECHECK_MS = 1_000;
 
 /** One lock for deciding who runs the next pass (beside the outbox's 7_233_201). */
 const LISTING_LOCK = 7_233_301;
@@ -93,7 +93,7 @@ export async function captureListingStep(db: Db, orderId: string, knobs: Listing
   if (row.confirmed) return { kind: 'settled', why: 'confirmed' };
   if (!row.payment_id || !row.recorded_at || row.created_s === null || row.stale) return { kind: 'settled', why: 'fetch' };
   const createdS = Number(row.created_s);
-  const covering = (await db.query<{ id: string; finished: boolean; failed: boolean; lease_ms_left: number }>(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows[0];
+  const covering = (await db.query<{ id: string; finished: boolean; lease_ms_left: number }>(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows[0];
   // A finished pass covered it and did not confirm it (or could not be read): ask for it alone.
   if (covering?.finished) return { kind: 'settled', why: 'fetch' };
   if (covering) return { kind: 'wait', ms: Math.min(covering.lease_ms_left, IN_FLIGHT_RECHECK_MS) };

@@ -61,9 +61,10 @@ export function patchesUpFront(): RunPatches | null {
  * patches that exist only up front are false there. */
 const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : id !== CAPTURE_LISTING && patched(id));
 
-/** How many times a run asks about its capture's listing before leaving it to the send's own fetch,
- * and the bounds of its wait between two asks (a pass in flight takes a page per read-budget slot). */
-const LISTING_ROUNDS = 12;
+/** How many times a run asks about its capture's listing before leaving it to the send's own fetch
+ * (~30 s of a pass in flight: its pages wait for read-budget slots, and a payout that gave up would
+ * spend one more read), and the bounds of its wait between two asks. */
+const LISTING_ROUNDS = 30;
 const LISTING_WAIT_MIN_MS = 100;
 const LISTING_WAIT_MAX_MS = 10_000;
 
