@@ -134,7 +134,8 @@ describe('payout batches: the batch transfer reversed after it paid', () => {
     await eventually(() => batchPayout(batchId), (p) => p?.status === 'parked');
     await settleOn(addDays(today, 8));
     const window = { from: addDays(today, 7), to: addDays(today, 8), asOf: addDays(today, 9) };
-    await client().workflow.execute(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: stack.temporal.taskQueue, args: [window] });
+    // The test servers share one namespace: another file may reconcile the same window at once.
+    await client().workflow.execute(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${stack.temporal.taskQueue}`, taskQueue: stack.temporal.taskQueue, args: [window] });
 
     const rows = await db.query('SELECT entity_id, type FROM recon_rows WHERE entity_id = ANY($1) ORDER BY type', [[transferId, reversal.id]]);
     expect(rows.rows).toEqual([{ entity_id: reversal.id, type: 'reversal' }, { entity_id: transferId, type: 'transfer' }]);

@@ -184,7 +184,8 @@ describe('payouts: mark paid externally with the provider transfer', () => {
     expect(settlement).toBeDefined();
 
     const window = { from: day, to: day, asOf: addDays(day, 1) };
-    await stack.temporal.client.workflow.execute(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: stack.temporal.taskQueue, args: [window] });
+    // The test servers share one namespace: another file may reconcile the same window at once.
+    await stack.temporal.client.workflow.execute(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${stack.temporal.taskQueue}`, taskQueue: stack.temporal.taskQueue, args: [window] });
     const pulled = await db.query(`SELECT type FROM recon_rows WHERE entity_id = $1`, [transfer.id]);
     expect(pulled.rows).toEqual([{ type: 'transfer' }]);
     const raised = await db.query(`SELECT reason, details FROM recon_exceptions WHERE entity_id = $1`, [transfer.id]);

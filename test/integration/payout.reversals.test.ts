@@ -215,7 +215,8 @@ describe('payouts: a settled direct transfer reversed later', () => {
     }
     async function reconcile(from: string, to: string): Promise<void> {
       const window = { from, to, asOf: addDays(to, 1) };
-      await stack.temporal.client.workflow.execute(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: stack.temporal.taskQueue, args: [window] });
+      // The test servers share one namespace: another file may reconcile the same window at once.
+      await stack.temporal.client.workflow.execute(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${stack.temporal.taskQueue}`, taskQueue: stack.temporal.taskQueue, args: [window] });
     }
     const rowsOf = async (...ids: string[]) => (await db.query('SELECT entity_id, type FROM recon_rows WHERE entity_id = ANY($1) ORDER BY type', [ids])).rows;
     const exceptionsOf = async (...ids: string[]) => (await db.query('SELECT reason, class, severity, entity_id, actual_paise::int AS actual_paise FROM recon_exceptions WHERE entity_id = ANY($1)', [ids])).rows;
