@@ -146,7 +146,7 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
   }
 
   const runRecon = (window: ReconWindow): Promise<ReconSummary> =>
-    temporal.client.workflow.execute(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: temporal.taskQueue, args: [window] });
+    temporal.client.workflow.execute(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${temporal.taskQueue}`, taskQueue: temporal.taskQueue, args: [window] });
 
   async function exceptionsBetween(from: string, to: string) {
     const { rows } = await db.query(
@@ -174,7 +174,7 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     expect(second).toMatchObject({ rowsFetched: 1002, settlementsFetched: 0, exceptions: 0, matched: 1003, opened: 0, changed: 0, cleared: 0 });
     expect((await db.query(`SELECT count(*)::int AS n FROM recon_rows`)).rows[0].n).toBe(rowsBefore.n);
     expect(await exceptionsBetween('2026-08-01', '2026-09-30')).toEqual([]);
-    const runs = await db.query(`SELECT status, rows_fetched FROM recon_runs WHERE workflow_id = $1 ORDER BY started_at`, [reconWorkflowId(window)]);
+    const runs = await db.query(`SELECT status, rows_fetched FROM recon_runs WHERE workflow_id = $1 ORDER BY started_at`, [`${reconWorkflowId(window)}-${temporal.taskQueue}`]);
     expect(runs.rows).toEqual([{ status: 'completed', rows_fetched: 1002 }, { status: 'completed', rows_fetched: 1002 }]);
   });
 
@@ -273,7 +273,7 @@ describe('reconciliation with the sandbox: settlements with seeded discrepancies
     await settle('2026-12-04'); // due date of Wednesday's capture; Thursday's is due Sat 12-05 (1st Saturday, working)
 
     const window = { from: '2026-12-02', to: '2026-12-04', asOf: '2026-12-05' };
-    const handle = await temporal.client.workflow.start(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: temporal.taskQueue, args: [window] });
+    const handle = await temporal.client.workflow.start(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${temporal.taskQueue}`, taskQueue: temporal.taskQueue, args: [window] });
     await handle.result();
     expect(await handle.query(reconProgressQuery)).toMatchObject({ phase: 'completed', rowsFetched: 1, daysPulled: 3 });
 

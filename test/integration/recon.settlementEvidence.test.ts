@@ -68,7 +68,7 @@ describe('recon: settlement.processed is settlement evidence', () => {
   /** An hour and more since we last heard of it (SETTLEMENT_UTR_REFRESH_MS is 1 h by default). */
   const pastTheCadence = (id: string) => h.db.query(`UPDATE settlements SET last_seen_at = now() - interval '61 minutes' WHERE id = $1`, [id]);
   const runRecon = (window: ReconWindow) =>
-    temporal.client.workflow.execute(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: temporal.taskQueue, args: [window] });
+    temporal.client.workflow.execute(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${temporal.taskQueue}`, taskQueue: temporal.taskQueue, args: [window] });
   const openBankExceptions = async (from: string, to: string) => (await h.db.query(
     `SELECT reason, status FROM recon_exceptions WHERE reason IN ('settlement-without-bank-credit', 'unmatched-bank-credit') AND day BETWEEN $1 AND $2 AND status = 'open' ORDER BY reason`,
     [from, to])).rows;

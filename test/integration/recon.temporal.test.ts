@@ -91,7 +91,7 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
     // The report call is held so the run is certainly pulling when finance cancels it.
     await sb.sandbox.control.injectFault({ endpoint: 'settlements.recon', fault: { kind: 'latency', ms: 3_000 }, calls: [1] });
     const window = { from: '2026-07-06', to: '2026-07-07', asOf: '2026-07-08' };
-    const handle = await temporal.client.workflow.start(reconWorkflow, { workflowId: reconWorkflowId(window), taskQueue: temporal.taskQueue, args: [window] });
+    const handle = await temporal.client.workflow.start(reconWorkflow, { workflowId: `${reconWorkflowId(window)}-${temporal.taskQueue}`, taskQueue: temporal.taskQueue, args: [window] });
     try {
       await waitFor(async () => (await handle.query(reconProgressQuery)).phase === 'pulling');
       await handle.cancel();
@@ -99,7 +99,7 @@ describe('recon on Temporal: the daily Schedule and finance-started runs', () =>
     } finally {
       await sb.sandbox.control.clearFaults();
     }
-    const runs = await db.query(`SELECT status, summary, finished_at FROM recon_runs WHERE workflow_id = $1`, [reconWorkflowId(window)]);
+    const runs = await db.query(`SELECT status, summary, finished_at FROM recon_runs WHERE workflow_id = $1`, [`${reconWorkflowId(window)}-${temporal.taskQueue}`]);
     expect(runs.rows).toMatchObject([{ status: 'failed', summary: { phase: 'pulling', daysPulled: 0 } }]);
     expect(runs.rows[0].finished_at).not.toBeNull();
   });
