@@ -2,7 +2,7 @@
  * money-moving call, sendDirectTransfer, is never retried by Temporal (maximumAttempts 1). */
 import { annotateSpan } from '../observability/tracing';
 import { Context } from '@temporalio/activity';
-import { LISTING_PASS_TIMEOUT_MS, payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
+import { LISTING_PAGE_LEASE_MS, payoutLogFields, type PayoutPolicy, type PayoutView } from '../contracts/payout';
 import type { Config } from '../config/config';
 import { payoutPolicyFrom } from '../payouts/policy';
 import { inTransaction, type Db, type Tx } from '../db/pool';
@@ -64,7 +64,7 @@ function currentRunId(): string {
 export function createPayoutActivities({ db, gateway, config }: { db: Db; gateway: Gateway; config: Config }) {
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
-  const listing: ListingKnobs = { gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PASS_TIMEOUT_MS };
+  const listing: ListingKnobs = { gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PAGE_LEASE_MS };
 
   /** An online order's capture, asked of Razorpay once before its payout's first transfer, outside
    * any transaction (no row lock waits on the provider). */
@@ -214,7 +214,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
 
     /** A listing pass's next page, on the reads budget: one provider call (up to 100 payments). */
     async listPaymentsForCaptures(passId: number): Promise<PassSummary> {
-      return listNextPage(db, gateway, passId);
+      return listNextPage(db, gateway, passId, listing.leaseMs);
     },
 
     /** A scheduled pair's order joins its batch: its capture confirmed with Razorpay first (outside

@@ -57,9 +57,13 @@ export type PayoutWorkflowResult =
  * the run failed (rather than completed) the sweep may start a new one after resume. */
 export const TRANSFERS_PAUSED = 'TransfersPaused';
 
-/** A listing pass's time to run, all its pages (its lease, captureListing.ts; each page's activity
- * has the same start-to-close). */
+/** A listing page's activity: its start-to-close (one provider call, GATEWAY_TIMEOUT_MS at most). */
 export const LISTING_PASS_TIMEOUT_MS = 60_000;
+/** A pass holds the other payouts back this long after it started or wrote its last page
+ * (captureListing.ts): a page's call (8 s at most by default) and its wait for the reads budget. A pass
+ * whose runner died, or one a restored database brought back unfinished, then stops holding them back
+ * and the next payout lists again, instead of every run waiting out its rounds and fetching alone. */
+export const LISTING_PAGE_LEASE_MS = 15_000;
 /** A pass lists at most this many pages (of 100 payments); past them its captures are asked for alone. */
 export const MAX_PASS_PAGES = 20;
 

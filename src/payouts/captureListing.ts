@@ -24,7 +24,8 @@ export interface ListingKnobs {
   /** A capture recorded longer ago than this, or made (authorised) this long before we recorded it, is
    * asked for alone: a pass never lists further back than that. */
   lookbackSeconds: number;
-  /** A pass in flight for longer (its runner died) no longer holds the others back. */
+  /** A pass that has not started or written a page for this long (its runner died, or a restored
+   * database brought it back unfinished) no longer holds the others back. Renewed by every page. */
   leaseMs: number;
 }
 
@@ -122,8 +123,8 @@ export interface PassSummary {
 /** The pass's next page, one provider call (so each page is a call on the reads budget): its captures
  * confirmed as they come; a short page finishes the pass. A failed call, or a pass past
  * MAX_PASS_PAGES, finishes it with its error: the captures it covered are then asked for alone.
- * Asking again for a finished pass changes nothing. */
-export async function listNextPage(db: Db, gateway: Gateway, passId: number): Promise<PassSummary> {
+ * Each page written renews the pass's lease for the next. Asking again for a finished pass changes nothing. */
+export async function listNextPage(db: Db, gateway: Gateway, passId: number, leaseMs: number): Promise<PassSummary> {
   const pass = (await db.query<{ listed_from_s: string; finished_at: Date | null; pages: number; items: number; confirmed: number; error: string | null }>(
     'SELECT listed_from_s, finished_at, pages, items, confirmed, error FROM provider_listing_passes WHERE id = $1', [passId])).rows[0];
   if (!pass) throw new Error(`listing pass ${passId} does not exist`);
@@ -144,9 +145,10 @@ export async function listNextPage(db: Db, gateway: Gateway, passId: number): Pr
   }
   // Guarded by the page count read: a page written twice (a retried call) is written once.
   await db.query(
-    `UPDATE provider_listing_passes SET pages = $2, items = $3, confirmed = $4, error = $5, finished_at = CASE WHEN $6 THEN now() END
+    `UPDATE provider_listing_passes SET pages = $2, items = $3, confirmed = $4, error = $5, finished_at = CASE WHEN $6 THEN now() END,
+            lease_until = now() + $8 * interval '1 millisecond'
       WHERE id = $1 AND finished_at IS NULL AND pages = $7`,
-    [passId, summary.pages, summary.items, summary.confirmed, summary.error, last, pass.pages]);
+    [passId, summary.pages, summary.items, summary.confirmed, summary.error, last, pass.pages, leaseMs]);
   return { ...summary, done: last };
 }
 

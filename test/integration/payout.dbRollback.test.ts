@@ -299,4 +299,25 @@ describe('payouts: the database restored to an earlier point', () => {
     expect(await payoutRow(db, orderId)).toMatchObject({ id: accepted.id, status: 'settled', provider_transfer_id: transfers[0]!.id });
     expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
   });
+
+  test('when the database is restored to a moment a listing pass was in flight, then that pass holds the next payouts back no longer than its page lease: a later order\'s capture is confirmed by a new pass, not fetched alone after every run waited 30 s', async () => {
+    // CI at 61485f1: the restored pass row was in flight with the whole pass's 60 s lease and no runner,
+    // so every online payout waited its 30 rounds for it and then fetched its payment alone.
+    await setTransfersPaused(db, { paused: false, actor: 'test', reason: 'this test sends' });
+    await control().injectFault({ endpoint: 'payments.list', fault: { kind: 'latency', ms: 1_000 }, probability: 1 });
+    const first = await placeOrder('rollback-pass-in-flight');
+    await control().payOrder(first.gatewayOrderId);
+    await eventually(async () => (await db.query("SELECT id FROM provider_listing_passes WHERE finished_at IS NULL AND lease_until > now()")).rowCount, (n) => (n ?? 0) > 0, 30_000);
+    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'pass_in_flight');
+    await statusIs(first.orderId, 'accepted', 'settled');
+    await control().clearFaults();
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    expect((await db.query('SELECT count(*)::int AS n FROM provider_listing_passes WHERE finished_at IS NULL AND lease_until > now()')).rows).toEqual([{ n: 1 }]);
+
+    const second = await placeOrder('rollback-after-pass');
+    const payment = await control().payOrder(second.gatewayOrderId);
+    await eventually(() => payoutRow(db, second.orderId), (p) => !!p && ['accepted', 'settled'].includes(p.status), 60_000);
+    expect((await db.query('SELECT capture_confirmed_by FROM payments WHERE id = $1', [payment.id])).rows).toEqual([{ capture_confirmed_by: 'listing' }]);
+    expect(await transfersFor(second.orderId)).toHaveLength(1);
+  });
 });
