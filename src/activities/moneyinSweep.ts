@@ -7,6 +7,7 @@ import {
   type AwaitingPayment,
 } from '../moneyin/missedPayments';
 import { recordNeverPayableReversals } from '../moneyin/neverPayableReversals';
+import { recheckNextPage, type RecheckPage } from '../moneyin/paymentRecheck';
 import { refreshPendingRefunds, refundsAwaitingGateway, requestRefund } from '../moneyin/refunds';
 import { leaveForSweep } from '../payouts/starter';
 import { refreshSettlementsAwaitingUtr, type UtrRefresh } from '../recon/settlementEvidence';
@@ -20,6 +21,10 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
     /** The next fair batch (least recently checked first); taking a row stamps it checked. */
     async listGatewayOrdersAwaitingPayment(input: { olderThanMs: number | null; limit: number }): Promise<AwaitingPayment[]> {
       return gatewayOrdersAwaitingPayment(deps.db, { olderThanMs: ageOr(input.olderThanMs), expiryMs, limit: input.limit });
+    },
+    /** The once-more look's next page of payments (one listing call: on the reads budget's queue). */
+    async recheckPaymentsPage(): Promise<RecheckPage> {
+      return recheckNextPage(moneyIn);
     },
     async listEndedOrdersAwaitingLateCapture(input: { limit: number }): Promise<AwaitingPayment[]> {
       return endedOrdersAwaitingLateCapture(deps.db, input.limit, deps.config.LATE_CAPTURE_RECHECK_MS);

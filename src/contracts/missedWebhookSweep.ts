@@ -10,6 +10,10 @@ export const missedWebhookSweepWorkflowId = (tag: string): string => `missed-web
 export const FAIR_SWEEP_PATCH = 'missed-webhook-sweep-fair-batch-and-expiry';
 /** The patch that put its Razorpay calls on the provider budget's queues (issue 22). */
 export const SWEEP_BUDGET_PATCH = 'missed-webhook-sweep-provider-budget';
+/** The patch that looks once more at paid orders by listing windows of payments (issue 37). */
+export const RECHECK_LISTING_PATCH = 'missed-webhook-sweep-recheck-listing';
+/** Pages of the once-more look's listing one run reads at most (10,000 payments); the next run goes on. */
+export const RECHECK_PAGES_PER_RUN = 100;
 
 export interface MissedWebhookSweepInput {
   /** Only orders older than this are asked about; default MISSED_WEBHOOK_SWEEP_AGE_MS. */
@@ -34,6 +38,9 @@ export interface MissedWebhookSweepResult {
   /** Settlements without a UTR fetched again, and how many now have one. */
   settlementsRefreshed?: number;
   settlementUtrsFound?: number;
+  /** Pages of payments the once-more look listed, and the payments of paid orders it applied. */
+  recheckPages?: number;
+  recheckApplied?: number;
 }
 
 /** A quarter of the batch for cancelled and expired orders: a side path, never the main queue. */

@@ -135,8 +135,8 @@ export function createGateway(config: GatewayConfig): Gateway {
 
     fetchPayment,
 
-    paymentsPage: async ({ fromSec, skip }) => {
-      const page = await readCall('payments.list', looseCollection, () => sdk.payments.all({ from: fromSec, count: LIST_PAGE, skip }));
+    paymentsPage: async ({ fromSec, toSec, skip }) => {
+      const page = await readCall('payments.list', looseCollection, () => sdk.payments.all({ from: fromSec, ...(toSec === undefined ? {} : { to: toSec }), count: LIST_PAGE, skip }));
       return { items: readableItems('payments.list', paymentSchema, page.items), size: page.items.length };
     },
 

@@ -133,10 +133,11 @@ export interface Gateway {
   /** Payments made against a gateway order (the missed-webhook sweep asks this). */
   fetchOrderPayments(orderId: string): Promise<RzpPayment[]>;
   fetchPayment(paymentId: string): Promise<RzpPayment>;
-  /** One page (up to 100) of the payments created at or after `fromSec` (Unix seconds, the provider's
-   * clock), newest first, from `skip` (GET /payments?from&count&skip). A payment that does not parse
-   * is logged whole and skipped; `size` is what the provider sent. */
-  paymentsPage(query: { fromSec: number; skip: number }): Promise<{ items: RzpPayment[]; size: number }>;
+  /** One page (up to 100) of the payments created at or after `fromSec` (and at or before `toSec`
+   * when given; Unix seconds, the provider's clock), newest first, from `skip`
+   * (GET /payments?from&to&count&skip). A payment that does not parse is logged whole and skipped;
+   * `size` is what the provider sent. */
+  paymentsPage(query: { fromSec: number; toSec?: number; skip: number }): Promise<{ items: RzpPayment[]; size: number }>;
   /** Captures an authorized payment; a payment already captured is returned as it is. */
   capturePaymentIfNeeded(paymentId: string, amountPaise: number): Promise<RzpPayment>;
   createDirectTransfer(input: DirectTransferInput): Promise<MoneyOutcome<RzpTransfer>>;

@@ -38,6 +38,24 @@ export interface AwaitingPayment { kind: 'order' | 'topup'; id: string; gatewayO
 
 const secondsAgo = (param: string): string => `now() - make_interval(secs => ${param}::double precision / 1000)`;
 
+/** The order (`orders` as `alias`) has no payout waiting to send or sending: the once-more look waits
+ * for that, so a refund from the Dashboard it finds is judged as its webhook would be after the send,
+ * and a transfer a restore forgot has been found first. */
+export const payoutDecidedSql = (alias: string): string =>
+  `NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = ${alias}.id AND po.status IN ('pending', 'processing'))`;
+
+/** The listing windows' cursor (paymentRecheck.ts): the first Unix second no finished window has
+ * listed yet; while none has finished, where the first one starts; NULL before any window. */
+export const RECHECK_CURSOR_SQL = `
+SELECT COALESCE(max(listed_to_s) FILTER (WHERE finished_at IS NOT NULL AND error IS NULL) + 1, min(listed_from_s)) AS s
+  FROM provider_listing_passes WHERE kind = 'payments_recheck'`;
+
+/** The Unix second Razorpay made the order's paid payment (its payload's created_at), else when we
+ * recorded the order paid: where the once-more look by listing places it (paymentRecheck.ts). */
+export const paidPaymentCreatedSql = (orderAlias: string, paymentAlias: string): string =>
+  `CASE WHEN ${paymentAlias}.raw->>'created_at' ~ '^[0-9]{1,12}$' THEN (${paymentAlias}.raw->>'created_at')::bigint
+        ELSE extract(epoch FROM ${orderAlias}.paid_at)::bigint END`;
+
 /** The next batch of unpaid orders and top-ups to ask the gateway about (placed more than
  * `olderThanMs` and less than `expiryMs` ago), least recently checked first; stamps them checked. */
 export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: number; expiryMs: number; limit: number }): Promise<AwaitingPayment[]> {
@@ -66,7 +84,8 @@ export async function gatewayOrdersAwaitingPayment(db: Db, opts: { olderThanMs: 
  * per `recheckMs`; stamps them checked. */
 export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, recheckMs: number): Promise<AwaitingPayment[]> {
   const { rows } = await db.query<{ id: string; gateway_order_id: string }>(
-    `WITH candidates AS (
+    `WITH recheck_cursor AS (${RECHECK_CURSOR_SQL}),
+     candidates AS (
        SELECT id, gateway_order_id, payment_checked_at, created_at, 0 AS priority FROM orders
         WHERE status IN ('cancelled', 'expired') AND gateway_order_id IS NOT NULL AND created_at > ${secondsAgo('$1')}
        UNION
@@ -74,14 +93,16 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
         WHERE p.status IN ('created', 'authorized', 'failed') AND p.created_at > ${secondsAgo('$1')}
           AND o.status IN ('paid', '${CAPTURE_MISMATCH}') AND o.gateway_order_id IS NOT NULL
        UNION
-       -- The once-more look at every paid online order: half of each batch at least when it has that
-       -- many (below), so neither side starves the other. Once its payout has decided (not waiting
-       -- to send, not sending): a refund from the Dashboard it finds is then judged as its webhook
-       -- would be after the send, and a transfer a restore forgot has been found first.
-       SELECT id, gateway_order_id, payment_checked_at, created_at, 1 FROM orders
-        WHERE status = 'paid' AND gateway_order_id IS NOT NULL AND (payment_checked_at IS NULL OR payment_checked_at < paid_at)
-          AND paid_at < ${secondsAgo('$2')} AND paid_at > ${secondsAgo('$1')}
-          AND NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = orders.id AND po.status IN ('pending', 'processing'))),
+       -- The once-more look at a paid online order the listing windows do not look at (paymentRecheck.ts):
+       -- paid on a payment made before the windows' cursor (before the first window, or its payout
+       -- undecided when its window was listed). Half of each batch at least when it has that many
+       -- (below), so neither side starves the other. Once its payout has decided.
+       SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at, 1 FROM orders o
+         LEFT JOIN payments pay ON pay.id = o.paid_payment_id
+        WHERE o.status = 'paid' AND o.gateway_order_id IS NOT NULL AND (o.payment_checked_at IS NULL OR o.payment_checked_at < o.paid_at)
+          AND o.paid_at < ${secondsAgo('$2')} AND o.paid_at > ${secondsAgo('$1')}
+          AND ${payoutDecidedSql('o')}
+          AND ((SELECT s FROM recheck_cursor) IS NULL OR ${paidPaymentCreatedSql('o', 'pay')} < (SELECT s FROM recheck_cursor))),
      batch AS (
        SELECT DISTINCT ON (id) * FROM candidates
         WHERE payment_checked_at IS NULL OR payment_checked_at < ${secondsAgo('$2')}
@@ -122,7 +143,13 @@ export async function expireUnpaidOrder(deps: MoneyInDeps, order: { orderId: str
 
 /** Fetches the gateway order's payments and applies each; returns how many were captured. */
 export async function reconcileGatewayOrderPayments(deps: MoneyInDeps, gatewayOrderId: string): Promise<{ payments: number; captured: number }> {
-  const payments = (await deps.gateway.fetchOrderPayments(gatewayOrderId)).map((p) => paymentEntitySchema.parse(p));
+  return applyPaymentsRead(deps, await deps.gateway.fetchOrderPayments(gatewayOrderId));
+}
+
+/** Applies payments read from the gateway, each as a webhook's snapshot would be, each in its own
+ * transaction; returns how many were captured. */
+export async function applyPaymentsRead(deps: MoneyInDeps, read: readonly unknown[]): Promise<{ payments: number; captured: number }> {
+  const payments = read.map((p) => paymentEntitySchema.parse(p));
   let captured = 0;
   for (const payment of payments) {
     // A fetched payment carries no capture time: our sighting is the evidence (paymentSnapshots.ts).

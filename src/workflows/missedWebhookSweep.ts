@@ -6,12 +6,15 @@
  * One gateway order failing does not stop the rest. Runs recorded before FAIR_SWEEP_PATCH replay
  * the old story (one batch, then refunds). Since SWEEP_BUDGET_PATCH its calls that reach Razorpay
  * run on the provider budget's queues (issue 22): the reads on the reads queue, the refund request
- * on the writes queue; runs recorded before it replay on the workflow's own queue. */
+ * on the writes queue; runs recorded before it replay on the workflow's own queue. Since
+ * RECHECK_LISTING_PATCH the once-more look at paid orders lists payments by window first, a page per
+ * call (moneyin/paymentRecheck.ts), and asks alone only for the orders the windows do not cover. */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { MissedWebhookSweepActivities } from '../activities/moneyinSweep';
 import type { AwaitingPayment } from '../moneyin/missedPayments';
 import {
-  endedOrdersBatch, FAIR_SWEEP_PATCH, SWEEP_BUDGET_PATCH, type MissedWebhookSweepInput, type MissedWebhookSweepResult,
+  endedOrdersBatch, FAIR_SWEEP_PATCH, RECHECK_LISTING_PATCH, RECHECK_PAGES_PER_RUN, SWEEP_BUDGET_PATCH,
+  type MissedWebhookSweepInput, type MissedWebhookSweepResult,
 } from '../contracts/missedWebhookSweep';
 import { providerTaskQueue } from '../contracts/taskQueues';
 
@@ -54,6 +57,7 @@ export async function missedWebhookSweepWorkflow(input: MissedWebhookSweepInput 
   if (fair) await expireUnpayable(gatewayRead, window.limit, result);
   await askAbout(gatewayRead, await databaseRead.listGatewayOrdersAwaitingPayment(window), result, inParallel);
   if (fair) {
+    if (patched(RECHECK_LISTING_PATCH)) await recheckByListing(gatewayRead, result);
     const ended = await databaseRead.listEndedOrdersAwaitingLateCapture({ limit: endedOrdersBatch(window.limit) });
     result.endedOrdersChecked = ended.length;
     await askAbout(gatewayRead, ended, result, inParallel);
@@ -86,6 +90,24 @@ async function askAbout(gatewayRead: SweepCalls, waiting: AwaitingPayment[], res
         result.failed += 1; // logged by the activity's failure; the next run asks again
       }
     }));
+  }
+}
+
+/** The once-more look's listing windows, a page per call, until nothing more is due or the run's
+ * pages are spent; a failed call is counted and the next run lists again. */
+async function recheckByListing(gatewayRead: SweepCalls, result: MissedWebhookSweepResult): Promise<void> {
+  result.recheckPages = 0;
+  result.recheckApplied = 0;
+  for (let i = 0; i < RECHECK_PAGES_PER_RUN; i++) {
+    try {
+      const page = await gatewayRead.recheckPaymentsPage();
+      if (page.windowId !== null && !page.error) result.recheckPages += 1;
+      result.recheckApplied += page.applied;
+      if (page.done) return;
+    } catch {
+      result.failed += 1;
+      return;
+    }
   }
 }
 

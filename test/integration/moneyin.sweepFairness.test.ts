@@ -99,14 +99,14 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
     await h.sandbox.control.setWebhookDelivery(false);
     try {
       const payment = await h.sandbox.control.payOrder(gatewayOrderId);
-      const result = await sweep({}, 'missed-webhook-sweep-v3');
+      const result = await sweep({}, 'missed-webhook-sweep-v4');
       expect(result.endedOrdersChecked).toBeGreaterThanOrEqual(1);
       // What asks Razorpay runs on the provider budget's reads queue; the database listings stay (issue 22).
       const reads = [providerTaskQueue(temporal.taskQueue, 'reads')];
       expect(await activityTaskQueues(temporal.client, lastSweepId)).toMatchObject({
         listGatewayOrdersAwaitingPayment: [temporal.taskQueue], listEndedOrdersAwaitingLateCapture: [temporal.taskQueue],
         listUnpaidOrdersPastExpiry: [temporal.taskQueue], listRefundsAwaitingGateway: [temporal.taskQueue],
-        reconcileGatewayOrderPayments: reads, refreshSettlementsAwaitingUtr: reads,
+        reconcileGatewayOrderPayments: reads, refreshSettlementsAwaitingUtr: reads, recheckPaymentsPage: reads,
       });
       const refunds = await eventually(
         async () => (await h.db.query('SELECT reason, order_id FROM refunds WHERE payment_id = $1', [payment.id])).rows, (rows) => rows.length > 0);

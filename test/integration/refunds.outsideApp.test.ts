@@ -43,6 +43,8 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
 
   afterEach(async () => {
     await setTransfersPaused(db, { paused: false, actor: 'test', reason: 'reset' });
+    // A fault one test leaves (a listing that cannot be read) would hold the next test's once-more look.
+    await control().clearFaults();
   });
 
   const control = () => stack.sandbox.control;
@@ -71,6 +73,11 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     (await db.query('SELECT order_id, outside_refund_id, vendor_id, amount_paise::int AS amount_paise, route FROM offline_ledger WHERE clawback_order_id = $1', [orderId])).rows;
   const exceptionsFor = async (orderId: string) =>
     (await db.query("SELECT key, reason, class, severity, status, expected_paise::int AS expected_paise, actual_paise::int AS actual_paise, updated_at FROM recon_exceptions WHERE order_id = $1 AND reason = 'refund-outside-app'", [orderId])).rows;
+
+  /** One run of the missed-webhook sweep (the Schedule's workflow), as the Schedule would start it. */
+  const sweep = () => stack.temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
+    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: stack.config.TEMPORAL_TASK_QUEUE, args: [{ olderThanMs: 1 }],
+  });
 
   test('when the customer is refunded from the dashboard while the payout waits on paused transfers, then the payout is held in review with CUSTOMER_REFUNDED and nothing is sent after the resume', async () => {
     await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'hold the payout before it sends' });
@@ -196,11 +203,6 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     expect((await db.query('SELECT count(*)::int AS n FROM outside_refunds WHERE order_id = $1', [orderId])).rows).toEqual([{ n: 1 }]);
   });
 
-  /** One run of the missed-webhook sweep (the Schedule's workflow), as the Schedule would start it. */
-  const sweep = () => stack.temporal.client.workflow.execute(missedWebhookSweepWorkflow, {
-    workflowId: missedWebhookSweepWorkflowId(randomBytes(4).toString('hex')), taskQueue: stack.config.TEMPORAL_TASK_QUEUE, args: [{ olderThanMs: 1 }],
-  });
-
   test('when the capture\'s webhooks are lost and the customer is refunded in full from the dashboard before the sweep asks, then the sweep pays the order (the capture happened), its payout is held by the capture check with nothing sent, and the once-more look records the refund as made outside the app', async () => {
     // A database restored to before the capture's webhook was answered is the same story: the
     // campaign's --db-rollback found the order left unpaid, then expired, and our own refund of a
@@ -263,5 +265,35 @@ describe('refunds made outside the app on the payment a paid order kept', () => 
     } finally {
       await control().setLinkedAccountStatus(linkedAccountId, 'activated');
     }
+  });
+
+  test('when paid orders are due their once-more look, then the sweep lists the payments by window, a page per call, with no GET /orders/:id/payments, and a refund from the Dashboard among them whose webhooks were lost is recorded as made outside the app', async () => {
+    // Issue 37: the once-more look asked GET /orders/:id/payments for every paid online order.
+    const paid = [await payOnlineOrder(), await payOnlineOrder(), await payOnlineOrder(), await payOnlineOrder()];
+    for (const p of paid) await statusIs(p.orderId, 'settled');
+    await control().setWebhookDelivery(false);
+    let refundId: string;
+    try {
+      const outcome = await gateway.createRefund({ paymentId: paid[2]!.paymentId, amountPaise: ORDER.customerSharePaise, receipt: `dashboard-${randomUUID().slice(0, 12)}` });
+      if (outcome.type !== 'accepted') throw new Error(`the sandbox refused the refund: ${JSON.stringify(outcome)}`);
+      refundId = outcome.entity.id;
+      const before = await control().callCounts();
+      let recheckPages = 0;
+      await eventually(async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        recheckPages += (await sweep()).recheckPages ?? 0;
+        return outsideRefund(refundId);
+      }, (r) => !!r, 30_000);
+      const after = await control().callCounts();
+      expect((after['orders.payments'] ?? 0) - (before['orders.payments'] ?? 0)).toBe(0);
+      expect(recheckPages).toBeGreaterThanOrEqual(1);
+      expect((after['payments.list'] ?? 0) - (before['payments.list'] ?? 0)).toBe(recheckPages);
+    } finally {
+      await control().setWebhookDelivery(true);
+    }
+    expect(await outsideRefund(refundId)).toMatchObject({ order_id: paid[2]!.orderId, action: 'owed_back', clawback_paise: NET });
+    const looked = await db.query('SELECT count(*)::int AS n FROM orders WHERE id = ANY($1) AND payment_checked_at > paid_at', [paid.map((p) => p.orderId)]);
+    expect(looked.rows).toEqual([{ n: 4 }]);
+    await control().drainWebhooks();
   });
 });
