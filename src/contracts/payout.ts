@@ -58,7 +58,7 @@ export type PayoutWorkflowResult =
 export const TRANSFERS_PAUSED = 'TransfersPaused';
 
 /** A listing page's activity: its start-to-close (one provider call, GATEWAY_TIMEOUT_MS at most). */
-export const LISTING_PASS_TIMEOUT_MS = 60_000;
+export const LISTING_PAGE_TIMEOUT_MS = 20_000;
 /** A pass holds the other payouts back this long after it started or wrote its last page
  * (captureListing.ts): a page's call (8 s at most by default) and its wait for the reads budget. A pass
  * whose runner died, or one a restored database brought back unfinished, then stops holding them back

@@ -25,6 +25,7 @@ import { runAfterCommit } from './afterCommit';
 import { CAPTURE_MISMATCH } from './captureMismatch';
 import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
+import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 import { applyPaymentSnapshot } from './paymentSnapshots';
 import { paymentEntitySchema } from './webhookEnvelope';
 
@@ -53,8 +54,7 @@ SELECT COALESCE(max(listed_to_s) FILTER (WHERE finished_at IS NOT NULL AND error
 /** The Unix second Razorpay made the order's paid payment (its payload's created_at), else when we
  * recorded the order paid: where the once-more look by listing places it (paymentRecheck.ts). */
 export const paidPaymentCreatedSql = (orderAlias: string, paymentAlias: string): string =>
-  `CASE WHEN ${paymentAlias}.raw->>'created_at' ~ '^[0-9]{1,12}$' THEN (${paymentAlias}.raw->>'created_at')::bigint
-        ELSE extract(epoch FROM ${orderAlias}.paid_at)::bigint END`;
+  `COALESCE(${paymentCreatedSecondsSql(paymentAlias)}, extract(epoch FROM ${orderAlias}.paid_at)::bigint)`;
 
 /** The next batch of unpaid orders and top-ups to ask the gateway about (placed more than
  * `olderThanMs` and less than `expiryMs` ago), least recently checked first; stamps them checked. */

@@ -16,6 +16,7 @@ import type { Db } from '../db/pool';
 import { inTransaction } from '../db/pool';
 import { PROVIDER_LIST_PAGE, type Gateway } from '../gateway/types';
 import { logger } from '../logger';
+import { paymentCreatedSecondsSql } from '../moneyin/paymentCreatedAt';
 import { captureMismatches, capturesToConfirmAmong } from './captureConfirmation';
 
 export interface ListingKnobs {
@@ -38,16 +39,22 @@ export type CaptureListingStep =
   /** A pass is in flight, or the previous one is too recent: ask again after `ms`. */
   | { kind: 'wait'; ms: number };
 
-interface CaptureRow { payment_id: string | null; confirmed: boolean; recorded_at: Date | null; created_s: string | null; stale: boolean }
+/** `recorded_at` as PostgreSQL's text: a JS Date would drop its microseconds, and a pass started
+ * within the same millisecond would then cover a capture recorded after it. */
+interface CaptureRow { payment_id: string | null; confirmed: boolean; recorded_at: string | null; created_s: string | null; stale: boolean }
+
+const CREATED_S = paymentCreatedSecondsSql('pay');
+
+/** Within the lookback: recorded at most $1 seconds ago, and made (authorised) at most $1 seconds
+ * before we recorded it. A capture outside it is asked for alone. */
+const WITHIN_LOOKBACK = (param: string): string =>
+  `(pay.updated_at >= now() - make_interval(secs => ${param}) AND extract(epoch FROM pay.updated_at) - ${CREATED_S} <= ${param})`;
 
 /** The order's recorded capture: the payment it was paid on, when we recorded its status, and when
  * Razorpay made it (the payload's created_at, the listing's `from`). */
 const CAPTURE_SQL = `
-SELECT pay.id AS payment_id, pay.capture_confirmed_at IS NOT NULL AS confirmed, pay.updated_at AS recorded_at,
-       CASE WHEN pay.raw->>'created_at' ~ '^[0-9]{1,12}$' THEN (pay.raw->>'created_at')::bigint END AS created_s,
-       (pay.updated_at < now() - make_interval(secs => $2)
-        OR CASE WHEN pay.raw->>'created_at' ~ '^[0-9]{1,12}$'
-                THEN extract(epoch FROM pay.updated_at) - (pay.raw->>'created_at')::bigint > $2 END) AS stale
+SELECT pay.id AS payment_id, pay.capture_confirmed_at IS NOT NULL AS confirmed, pay.updated_at::text AS recorded_at,
+       ${CREATED_S} AS created_s, NOT COALESCE(${WITHIN_LOOKBACK('$2')}, false) AS stale
   FROM orders o
   LEFT JOIN payments pay ON pay.id = o.paid_payment_id
  WHERE o.id = $1 AND o.payment_method = 'online' AND o.customer_share_paise > 0`;
@@ -72,12 +79,10 @@ SELECT finished_at IS NULL AND lease_until > now() AS in_flight,
 /** The oldest creation among captures no finished pass covers yet (recorded after the latest
  * successful pass started, within the lookback): where the next pass lists from. */
 const LIST_FROM_SQL = `
-SELECT min((pay.raw->>'created_at')::bigint) AS from_s
+SELECT min(${CREATED_S}) AS from_s
   FROM payments pay
  WHERE pay.status = 'captured' AND pay.capture_confirmed_at IS NULL AND pay.order_id IS NOT NULL
-   AND pay.raw->>'created_at' ~ '^[0-9]{1,12}$'
-   AND pay.updated_at > now() - make_interval(secs => $1)
-   AND extract(epoch FROM pay.updated_at) - (pay.raw->>'created_at')::bigint <= $1
+   AND ${WITHIN_LOOKBACK('$1')}
    AND pay.updated_at > COALESCE((SELECT max(started_at) FROM provider_listing_passes
                                    WHERE kind = 'payments' AND finished_at IS NOT NULL AND error IS NULL), '-infinity')`;
 
@@ -107,6 +112,8 @@ export async function captureListingStep(db: Db, orderId: string, knobs: Listing
     if (latest && latest.ms_since_start < knobs.gatherMs) return { kind: 'wait', ms: knobs.gatherMs - latest.ms_since_start } as const;
     const fromS = (await tx.query<{ from_s: string | null }>(LIST_FROM_SQL, [knobs.lookbackSeconds])).rows[0]?.from_s;
     const listedFrom = Math.min(createdS, fromS === null || fromS === undefined ? createdS : Number(fromS));
+    // A pass is evidence for a day at most (the lookback is minutes): the table stays a day's size.
+    await tx.query(`DELETE FROM provider_listing_passes WHERE kind = 'payments' AND started_at < now() - interval '1 day'`);
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO provider_listing_passes (kind, lease_until, listed_from_s) VALUES ('payments', now() + $1 * interval '1 millisecond', $2) RETURNING id`,
       [knobs.leaseMs, listedFrom]);

@@ -3,7 +3,7 @@
  * call that Temporal never retries. */
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PayoutActivities } from '../../activities/payout';
-import { LISTING_PASS_TIMEOUT_MS, type PayoutPolicy } from '../../contracts/payout';
+import { LISTING_PAGE_TIMEOUT_MS, type PayoutPolicy } from '../../contracts/payout';
 import { providerTaskQueue } from '../../contracts/taskQueues';
 
 /** Idempotent database steps: safe to retry. */
@@ -40,7 +40,7 @@ export interface ProviderCalls {
   checkSettlement: PayoutCalls['checkSettlement'];
   /** Confirms the order's capture with Razorpay, then joins its batch (a scheduled pair). */
   joinBatch: PayoutCalls['joinPayoutBatch'];
-  /** One listing pass of Razorpay's payments, confirming the captures it shows (issue 37). */
+  /** One page of a listing pass of Razorpay's payments, confirming the captures it shows (issue 37). */
   listPayments: PayoutCalls['listPaymentsForCaptures'];
 }
 
@@ -53,18 +53,19 @@ export function providerBudgetCalls(policy: PayoutPolicy): ProviderCalls {
     askProviderLedger: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads, startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).resolveUnknownTransfer,
     checkSettlement: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads }).checkSettlement,
     joinBatch: proxyActivities<PayoutActivities>({ ...databaseCall, taskQueue: reads }).joinPayoutBatch,
-    listPayments: listingPass(reads),
+    listPayments: listingPageCall(reads),
   };
 }
 
-/** A listing pass pages through the provider and heartbeats; one pass is not retried (a pass that
- * failed is finished with its error, and the captures it covered are asked for alone). */
-const listingPass = (taskQueue: string | undefined): PayoutCalls['listPaymentsForCaptures'] =>
+/** A page of a listing pass: one provider call, not retried. A failed call finishes the pass with its
+ * error (the captures it covered are asked for alone); an activity that died leaves the pass to its
+ * lease. */
+const listingPageCall = (taskQueue: string | undefined): PayoutCalls['listPaymentsForCaptures'] =>
   proxyActivities<PayoutActivities>({
-    ...(taskQueue ? { taskQueue } : {}), startToCloseTimeout: LISTING_PASS_TIMEOUT_MS, heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 1 },
+    ...(taskQueue ? { taskQueue } : {}), startToCloseTimeout: LISTING_PAGE_TIMEOUT_MS, retry: { maximumAttempts: 1 },
   }).listPaymentsForCaptures;
 
 /** The same calls on the workflow's own task queue, as runs recorded before issue 22 replay them. */
 export function workflowQueueCalls(policy: PayoutPolicy): ProviderCalls {
-  return { send: moneyMovingCalls(policy).sendDirectTransfer, askProviderLedger, checkSettlement: remoteDb.checkSettlement, joinBatch: remoteDb.joinPayoutBatch, listPayments: listingPass(undefined) };
+  return { send: moneyMovingCalls(policy).sendDirectTransfer, askProviderLedger, checkSettlement: remoteDb.checkSettlement, joinBatch: remoteDb.joinPayoutBatch, listPayments: listingPageCall(undefined) };
 }

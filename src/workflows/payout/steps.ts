@@ -3,10 +3,9 @@
  * round again (the entry picks the next step from the row the step published). */
 import { ActivityFailure, ApplicationFailure, condition, continueAsNew, patched, sleep, workflowInfo } from '@temporalio/workflow';
 import type { TransferRequest, TransferSendOutcome } from '../../activities/payout';
-import { TRANSFERS_PAUSED, type PayoutPolicy, type PayoutStatus, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult } from '../../contracts/payout';
+import { MAX_PASS_PAGES, TRANSFERS_PAUSED, type PayoutPolicy, type PayoutStatus, type PayoutView, type PayoutWorkflowInput, type PayoutWorkflowResult } from '../../contracts/payout';
 import type { MoneyOutcome, RzpTransfer } from '../../gateway/types';
 import { resolverDelayMs } from '../../payouts/resolverBackoff';
-import { MAX_PASS_PAGES } from '../../contracts/payout';
 import { localDb, providerBudgetCalls, remoteDb, workflowQueueCalls, type PayoutCalls, type ProviderCalls } from './proxies';
 import type { PayoutRun } from './run';
 
@@ -63,7 +62,8 @@ const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFron
 
 /** How many times a run asks about its capture's listing before leaving it to the send's own fetch
  * (~30 s of a pass in flight: its pages wait for read-budget slots, and a payout that gave up would
- * spend one more read), and the bounds of its wait between two asks. */
+ * spend one more read), and the bounds of its wait between two asks. They shape recorded histories:
+ * changing them needs a patch. */
 const LISTING_ROUNDS = 30;
 const LISTING_WAIT_MIN_MS = 100;
 const LISTING_WAIT_MAX_MS = 10_000;
@@ -147,12 +147,11 @@ export const claimAndSend: PayoutStep = async (ctx) => {
     return undefined;
   }
   if (claim.kind === 'batch_due') {
-    // The pair pays on a schedule: join the batch of the order's window (its capture confirmed
-    // first, on the reads budget); the `batched` step then makes sure the batch's run is there.
-    // Confirmed from the listing (or nothing to confirm): the join asks Razorpay nothing, so it is a
-    // local step, not a call on the reads budget.
-    const listed = ctx.captureListing === 'confirmed' || ctx.captureListing === 'not_needed';
-    const joined = await (listed ? localDb.joinPayoutBatch : ctx.provider.joinBatch)(orderId);
+    // The pair pays on a schedule: join the batch of the order's window; the `batched` step then
+    // makes sure the batch's run is there. A capture left to a fetch is confirmed by the join, on the
+    // reads budget; one the listing confirmed (or none to confirm) joins by a local step.
+    const captureSettled = ctx.captureListing === 'confirmed' || ctx.captureListing === 'not_needed';
+    const joined = await (captureSettled ? localDb.joinPayoutBatch : ctx.provider.joinBatch)(orderId);
     run.note('batch', joined.kind === 'joined' ? `joined ${joined.batchId} (cutoff ${joined.cutoffAt})` : `not joined: ${joined.why}`);
     run.publish(joined.payout);
     return undefined;
@@ -304,7 +303,7 @@ async function awaitCaptureListed(ctx: PayoutContext): Promise<void> {
     const step = await localDb.awaitCaptureListing(ctx.key);
     if (step.kind === 'settled') {
       ctx.captureListing = step.why;
-      if (step.why !== 'not_needed') ctx.run.note('capture', step.why === 'confirmed' ? 'confirmed from the payment listing' : 'not shown by the listing: the send asks for the payment');
+      if (step.why !== 'not_needed') ctx.run.note('capture', step.why === 'confirmed' ? 'confirmed from the payment listing' : 'left to a fetch of the payment alone');
       return;
     }
     if (step.kind === 'wait') {
