@@ -5,8 +5,19 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { z } from 'zod';
 
 export const log = (line: string): void => { process.stdout.write(`${line}\n`); };
+
+/** The provider budget of the load benches: the app's (RAZORPAY_*_RPS) and the sandbox limiter's,
+ * above it at Razorpay's figures (BENCH_SANDBOX_*), as zod fields of their settings. */
+export const providerBudgetKnobs = {
+  RAZORPAY_WRITE_RPS: z.coerce.number().min(0.1).default(8),
+  RAZORPAY_READ_RPS: z.coerce.number().min(0.1).default(10),
+  BENCH_SANDBOX_WRITE_RPS: z.coerce.number().min(0.1).default(10),
+  BENCH_SANDBOX_READ_RPS: z.coerce.number().min(0.1).default(25),
+  BENCH_SANDBOX_BURST: z.coerce.number().int().min(1).default(10),
+};
 /** The 1, 5 and 15 minute load averages, as `uptime` prints them. */
 export const loadAverage = (): string => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

@@ -42,16 +42,12 @@ import { Client, Connection } from '@temporalio/client';
 import { signalCloseBatchNow } from '../src/payouts/batchStarter';
 import { appChild, closeBenchWorld, startBenchWorld, type BenchWorld } from './appProcesses';
 import { lowerCpuPriority } from '../src/startup/cpuPriority';
-import { keepAliveAgent, loadAverage, log, openLoop, percentile, pidsWhere, ratio, runBench, type OpenLoopResult } from './harness';
+import { keepAliveAgent, loadAverage, log, openLoop, percentile, pidsWhere, providerBudgetKnobs, ratio, runBench, type OpenLoopResult } from './harness';
 
 const settings = z.object({
   PEAK_ORDERS: z.coerce.number().int().min(10).default(1_200),
   PEAK_SECONDS: z.coerce.number().min(5).default(60),
-  RAZORPAY_WRITE_RPS: z.coerce.number().min(0.1).default(8),
-  RAZORPAY_READ_RPS: z.coerce.number().min(0.1).default(10),
-  BENCH_SANDBOX_WRITE_RPS: z.coerce.number().min(0.1).default(10),
-  BENCH_SANDBOX_READ_RPS: z.coerce.number().min(0.1).default(25),
-  BENCH_SANDBOX_BURST: z.coerce.number().int().min(1).default(10),
+  ...providerBudgetKnobs,
   /** Give up waiting for the drain this long after the peak ends (default: twice the time the budget needs, plus a minute). */
   BENCH_DRAIN_TIMEOUT_S: z.coerce.number().min(1).optional(),
   PEAK_SCHEDULE: z.enum(['per_order', 'hourly']).default('per_order'),

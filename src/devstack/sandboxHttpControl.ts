@@ -40,6 +40,7 @@ export function sandboxHttpControl(baseUrl: string): SandboxControl {
     injectFault: (rule: FaultRule) => done(call('POST', '/faults', rule)),
     clearFaults: () => done(call('DELETE', '/faults')),
     callCounts: () => call<Record<string, number>>('GET', '/call-counts'),
+    callPathCounts: () => call<Record<string, number>>('GET', '/call-path-counts'),
     faultsFired: () => call<Record<string, number>>('GET', '/faults/fired'),
     transfers: (filter = {}) => call<RzpTransfer[]>('GET', '/transfers', undefined, { recipient: filter.recipient }),
     refunds: () => call<RzpRefund[]>('GET', '/refunds'),

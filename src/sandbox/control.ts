@@ -77,6 +77,9 @@ export interface SandboxControl {
   clearFaults(): Promise<void>;
   /** How many times each endpoint was called (for "no further calls" assertions). */
   callCounts(): Promise<Record<string, number>>;
+  /** The same calls by `<endpoint> <path>` (no query): which entity each call was about. Calls the
+   * rate limiter refused are not in it. */
+  callPathCounts(): Promise<Record<string, number>>;
   /** Faults that fired (not those planned): `<endpoint>:<kind>` for API faults; `webhook:duplicate`,
    * `webhook:out_of_order`, `webhook:drop_first_try`, `webhook:failed_try`, `webhook:given_up`. */
   faultsFired(): Promise<Record<string, number>>;

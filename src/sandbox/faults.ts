@@ -23,6 +23,8 @@ interface ActiveRule {
 export class FaultInjector {
   private rules: ActiveRule[] = [];
   private counts: Record<string, number> = {};
+  /** Calls by `endpoint path` (without the query): whose entity each read asked about (bench:day). */
+  private paths = new Map<string, number>();
   /** Faults applied, by `endpoint:kind` (what fired, not what was planned). */
   private fired: Record<string, number> = {};
 
@@ -38,11 +40,16 @@ export class FaultInjector {
   reset(): void {
     this.rules = [];
     this.counts = {};
+    this.paths.clear();
     this.fired = {};
   }
 
   callCounts(): Record<string, number> {
     return { ...this.counts };
+  }
+
+  pathCounts(): Record<string, number> {
+    return Object.fromEntries(this.paths);
   }
 
   firedCounts(): Record<string, number> {
@@ -59,6 +66,8 @@ export class FaultInjector {
   /** Counts one call of `endpoint` (at `path`) and returns the fault to apply to it, if any. */
   onCall(endpoint: Exclude<FaultEndpoint, '*'>, path = ''): FaultKind | null {
     this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;
+    const key = `${endpoint} ${path.split('?')[0]}`;
+    this.paths.set(key, (this.paths.get(key) ?? 0) + 1);
     let chosen: FaultKind | null = null;
     for (const active of this.rules) {
       if (active.rule.endpoint !== '*' && active.rule.endpoint !== endpoint) continue;

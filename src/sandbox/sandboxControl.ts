@@ -124,6 +124,9 @@ export function createSandboxControl(ctx: SandboxContext, book: SettlementBook):
     async callCounts() {
       return faults.callCounts();
     },
+    async callPathCounts() {
+      return faults.pathCounts();
+    },
     async faultsFired() {
       return { ...faults.firedCounts(), ...webhooks.fired };
     },

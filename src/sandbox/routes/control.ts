@@ -78,6 +78,7 @@ export function controlRoutes(app: FastifyInstance, control: SandboxControl & Sa
   app.post('/_sandbox/faults', (req, reply) => answer(reply, () => control.injectFault(body(faultRule, req.body))));
   app.delete('/_sandbox/faults', (_req, reply) => answer(reply, () => control.clearFaults()));
   app.get('/_sandbox/call-counts', (_req, reply) => answer(reply, () => control.callCounts()));
+  app.get('/_sandbox/call-path-counts', (_req, reply) => answer(reply, () => control.callPathCounts()));
   app.get('/_sandbox/faults/fired', (_req, reply) => answer(reply, () => control.faultsFired()));
 
   app.get('/_sandbox/transfers', (req, reply) => answer(reply, () => control.transfers(body(z.object({ recipient: z.string().optional() }), req.query))));
