@@ -174,9 +174,13 @@ export async function runProcess(spec: ProcessSpec, timeoutMs = 120_000, onSpawn
   onSpawn?.(proc);
   let stdout = '';
   proc.child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  // 'exit' may come before the last of stdout is read (Node's stdio can still be open then): the
+  // output is whole once the stream closes (bounded, in case a grandchild holds it open).
+  const stdoutClosed = new Promise<void>((resolve) => proc.child.stdout!.once('close', () => resolve()));
   const timer = setTimeout(() => proc.signal('SIGKILL'), timeoutMs);
   const exit = await proc.exited;
   clearTimeout(timer);
+  await Promise.race([stdoutClosed, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   if (exit.code !== 0) throw proc.failure(exit.signal === 'SIGKILL' ? `was killed after ${timeoutMs} ms` : `failed (code ${exit.code}, signal ${exit.signal})`);
   return stdout;
 }
