@@ -163,17 +163,19 @@ export async function seedPendingOrders(db: Db, n: number, config: Config): Prom
       [JSON.stringify(orders.slice(i, i + 5000))]);
   }
   const created = Math.floor(Date.now() / 1000);
-  return orders.map((o) => {
-    const body = JSON.stringify({
-      entity: 'event', account_id: config.RAZORPAY_PLATFORM_ACCOUNT_ID, event: 'payment.captured', contains: ['payment'], created_at: created,
-      payload: { payment: { entity: {
-        id: o.paymentId, entity: 'payment', amount: 1000, currency: 'INR', status: 'captured', order_id: o.gatewayOrderId, method: 'upi',
-        captured: true, fee: 20, tax: 0, notes: [], created_at: created - 5,
-      } } },
-    });
-    const headers = { 'content-type': 'application/json', 'x-razorpay-event-id': o.eventId, 'x-razorpay-signature': hmacSha256Hex(body, config.RAZORPAY_WEBHOOK_SECRET) };
-    return { ...o, capture: { body, headers } };
+  return orders.map((o) => ({ ...o, capture: signedCapture(config, o.eventId, {
+    id: o.paymentId, entity: 'payment', amount: 1000, currency: 'INR', status: 'captured', order_id: o.gatewayOrderId, method: 'upi',
+    captured: true, fee: 20, tax: 0, notes: [], created_at: created - 5,
+  }) }));
+}
+
+/** A payment.captured event for `payment`, as Razorpay signs it with our webhook secret. */
+export function signedCapture(config: Pick<Config, 'RAZORPAY_PLATFORM_ACCOUNT_ID' | 'RAZORPAY_WEBHOOK_SECRET'>, eventId: string, payment: object): SignedCapture {
+  const body = JSON.stringify({
+    entity: 'event', account_id: config.RAZORPAY_PLATFORM_ACCOUNT_ID, event: 'payment.captured', contains: ['payment'],
+    created_at: Math.floor(Date.now() / 1000), payload: { payment: { entity: payment } },
   });
+  return { body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': eventId, 'x-razorpay-signature': hmacSha256Hex(body, config.RAZORPAY_WEBHOOK_SECRET) } };
 }
 
 if (require.main === module) {

@@ -20,20 +20,18 @@
  * INSERT; memory of the worker, the API and the sandbox (this process) and PostgreSQL's size per
  * 1,000 orders at 10%, 50% and 100% of the orders; the sweeps' and recon's time per run there. */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { z } from 'zod';
 import { mintApiKey } from '../src/auth/apiKeys';
 import { istDateOf } from '../src/domain/calendar';
 import { createSdk } from '../src/gateway/sdkClient';
-import { hmacSha256Hex } from '../src/gateway/signatures';
 import type { RzpTransfer } from '../src/gateway/types';
 import { signalCloseBatchNow } from '../src/payouts/batchStarter';
 import { missedWebhookSweepWorkflow, payoutSweepWorkflow, reconWorkflow } from '../src/workflows';
-import { appChild, closeBenchWorld, startBenchWorld, type BenchWorld } from './appProcesses';
+import { appChild, closeBenchWorld, signedCapture, startBenchWorld, type BenchWorld, type SignedCapture } from './appProcesses';
 import { lunchCurve, ORDER, planOrders, planPairs, type Pair, type PlannedOrder, type Schedule } from './dayPlan';
-import { keepAliveAgent, loadAverage, log, median, openLoop, providerBudgetKnobs, ratio, runBench, type OpenLoopResult } from './harness';
+import { keepAliveAgent, loadAverage, log, median, openLoop, providerBudgetKnobs, ratio, rssMb, runBench, type OpenLoopResult } from './harness';
 
 const { values: flags } = parseArgs({ options: { orders: { type: 'string' } }, strict: true });
 const settings = z.object({
@@ -49,14 +47,6 @@ const WINDOW_S = 10;
 /** Where the memory, size and sweep figures are taken: shares of the day's orders. */
 const CHECKPOINTS = [0.1, 0.5, 1];
 const GOALS: Record<Schedule, number> = { daily: 0.02, hourly: Number.NaN, per_order: 1.05 };
-
-const rssMb = (pid: number): number => {
-  try {
-    return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))?.split(/\s+/)[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-};
 
 interface Checkpoint { orders: number; apiMb: number; workerMb: number; sandboxMb: number; pgMb: number; reconMs: number }
 interface SweepRun { orders: number; missedMs: number; payoutMs: number }
@@ -121,9 +111,9 @@ async function main(): Promise<void> {
     for (const [k, count] of curve.entries()) {
       const slice = orders.slice(next, next + count);
       next += count;
-      windows.push(await runWindow(world, { apiPort: ports.api, agent, ordering, gatewayOrders, payments, slice }));
+      const w = await runWindow(world, { apiPort: ports.api, agent, ordering, gatewayOrders, payments, slice });
+      windows.push(w);
       placed = next;
-      const w = windows.at(-1)!;
       if (k % 6 === 5 || k === curve.length - 1) log(`window ${k + 1}/${curve.length} (${since()}): ${placed.toLocaleString('en-IN')} orders, captures p99 ${w.p99.toFixed(1)} ms (${ratio(w.p99, baseline.p99)} raw INSERT), load ${w.load}`);
       while (checkpoints.length < CHECKPOINTS.length && placed >= CHECKPOINTS[checkpoints.length]! * n) {
         checkpoints.push(await checkpoint(world, client, taskQueue, placed, { api: api.proc.pid!, worker: worker.proc.pid! }));
@@ -165,7 +155,9 @@ async function seedPairs(world: BenchWorld, pairs: readonly Pair[]): Promise<Map
   }
   const employers = [...new Set(pairs.map((p) => p.employerId))];
   await world.db.query(`INSERT INTO employers (id, name) SELECT x, x FROM unnest($1::text[]) x`, [employers]);
-  await world.db.query(`INSERT INTO employees (id, employer_id, registered_by) SELECT 'e_day_' || substr(x, 9), x, 'bench' FROM unnest($1::text[]) x`, [employers]);
+  await world.db.query(
+    `INSERT INTO employees (id, employer_id, registered_by) SELECT DISTINCT "employeeId", "employerId", 'bench' FROM jsonb_to_recordset($1::jsonb) AS x("employeeId" text, "employerId" text)`,
+    [JSON.stringify(pairs)]);
   await world.db.query(
     `INSERT INTO vendors (id, name, linked_account_id) SELECT "vendorId", "vendorId", account FROM jsonb_to_recordset($1::jsonb) AS x("vendorId" text, account text)`,
     [JSON.stringify(rows)]);
@@ -221,21 +213,18 @@ async function runWindow(world: BenchWorld, w: { apiPort: number; agent: ReturnT
   await world.db.query(
     `INSERT INTO orders (id, client_reference, employer_id, vendor_id, employee_id, total_paise, subsidy_paise, customer_share_paise, commission_bps,
        commission_paise, vendor_net_paise, payment_method, status, gateway_order_id)
-     SELECT id, id, "employerId", "vendorId", "employeeId", $2, $3, $4, $5, $2::bigint - $6::bigint, $6, 'online', 'pending', "gatewayOrderId"
+     SELECT id, id, "employerId", "vendorId", "employeeId", $2, $3, $4, $5, $6, $7, 'online', 'pending', "gatewayOrderId"
        FROM jsonb_to_recordset($1::jsonb) AS x(id text, "employerId" text, "vendorId" text, "employeeId" text, "gatewayOrderId" text)`,
     [JSON.stringify(online.map((o) => ({ id: orderId(o), ...o.pair, gatewayOrderId: w.gatewayOrders.get(o.index) }))),
-      ORDER.totalPaise, ORDER.subsidyPaise, ORDER.customerSharePaise, ORDER.commissionBps, ORDER.netPaise]);
-  const captures: Array<{ body: string; eventId: string }> = [];
+      ORDER.totalPaise, ORDER.subsidyPaise, ORDER.customerSharePaise, ORDER.commissionBps, ORDER.commissionPaise, ORDER.netPaise]);
+  const captures: SignedCapture[] = [];
   for (let i = 0; i < online.length; i += 50) {
     captures.push(...await Promise.all(online.slice(i, i + 50).map(async (o) => {
       const payment = await world.sandbox.control.payOrder(w.gatewayOrders.get(o.index)!);
       w.payments.set(payment.id, o.pair.schedule);
-      const body = JSON.stringify({ entity: 'event', account_id: world.base.RAZORPAY_PLATFORM_ACCOUNT_ID, event: 'payment.captured', contains: ['payment'],
-        created_at: Math.floor(Date.now() / 1000), payload: { payment: { entity: payment } } });
-      return { body, eventId: `evt_day_${o.index}` };
+      return signedCapture(world.base, `evt_day_${o.index}`, payment);
     })));
   }
-  const secret = world.base.RAZORPAY_WEBHOOK_SECRET;
   const placing = others.length === 0 ? Promise.resolve(null) : openLoop({ host: '127.0.0.1', port: w.apiPort, rate: others.length / WINDOW_S, durationMs: WINDOW_S * 1000, agent: w.agent,
     request: (i) => {
       const o = others[i]!;
@@ -245,8 +234,7 @@ async function runWindow(world: BenchWorld, w: { apiPort: number; agent: ReturnT
     } });
   const posting = openLoop({ host: '127.0.0.1', port: w.apiPort, rate: Math.max(online.length, 1) / WINDOW_S, durationMs: online.length === 0 ? 0 : WINDOW_S * 1000, agent: w.agent,
     request: (i) => {
-      const c = captures[i]!;
-      return { path: '/webhooks/razorpay', body: c.body, headers: { 'content-type': 'application/json', 'x-razorpay-event-id': c.eventId, 'x-razorpay-signature': hmacSha256Hex(c.body, secret) } };
+      return { path: '/webhooks/razorpay', ...captures[i]! };
     } });
   const [measured, placedResult] = await Promise.all([posting, placing]);
   if (placedResult && placedResult.errors > 0) throw new Error(`${placedResult.errors} of ${others.length} wallet and cash orders were not placed`);
@@ -294,8 +282,9 @@ async function closeAndDrain(world: BenchWorld, client: Client, taskQueue: strin
   const count = async (sql: string) => (await world.db.query<{ n: number }>(sql)).rows[0]!.n;
   const deadline = Date.now() + Math.max(600_000, (perOrder / settings.RAZORPAY_WRITE_RPS) * 2_000);
   while (Date.now() < deadline) {
-    const joined = await count('SELECT count(*)::int AS n FROM payout_batch_orders');
-    const settled = await count(`SELECT count(*)::int AS n FROM payouts WHERE status = 'settled' AND batch_id IS NULL`);
+    const { joined, settled } = (await world.db.query<{ joined: number; settled: number }>(
+      `SELECT (SELECT count(*)::int FROM payout_batch_orders) AS joined,
+              (SELECT count(*)::int FROM payouts WHERE status = 'settled' AND batch_id IS NULL) AS settled`)).rows[0]!;
     if (joined >= batched && settled >= perOrder) break;
     await new Promise((r) => setTimeout(r, 2_000));
   }
@@ -369,8 +358,7 @@ function report(r: Report): void {
     const per = (x: number) => (x * 1000) / c.orders;
     log(`  at ${c.orders.toLocaleString('en-IN').padStart(8)} orders: RSS API ${c.apiMb.toFixed(0)} MB, worker ${c.workerMb.toFixed(0)} MB, sandbox ${c.sandboxMb.toFixed(0)} MB; PostgreSQL ${per(c.pgMb).toFixed(2)} MB per 1,000 orders${first ? ` (${ratio(per(c.pgMb), (first.pgMb * 1000) / first.orders)} the first)` : ''}; recon ${(c.reconMs / 1000).toFixed(1)} s = ${per(c.reconMs).toFixed(0)} ms per 1,000 orders${first ? ` (${ratio(per(c.reconMs), (first.reconMs * 1000) / first.orders)})` : ''}`);
   }
-  const sweepAt = (share: number) => r.sweeps.filter((s) => s.orders <= share * r.n && s.orders >= (share - 0.2) * r.n);
-  const early = sweepAt(0.2);
+  const early = r.sweeps.filter((s) => s.orders <= 0.2 * r.n);
   const late = r.sweeps.filter((s) => s.orders >= 0.8 * r.n);
   const m = (xs: SweepRun[], key: 'missedMs' | 'payoutMs') => median(xs.map((x) => x[key]));
   log(`  sweeps per run (median, ${early.length} run(s) in the first fifth of the orders / ${late.length} in the last): missed-webhook ${m(early, 'missedMs').toFixed(0)} / ${m(late, 'missedMs').toFixed(0)} ms (${ratio(m(late, 'missedMs'), m(early, 'missedMs'))}), payout ${m(early, 'payoutMs').toFixed(0)} / ${m(late, 'payoutMs').toFixed(0)} ms (${ratio(m(late, 'payoutMs'), m(early, 'payoutMs'))})`);
@@ -400,7 +388,7 @@ function exactlyOnce(r: Report): string {
   for (const [id, k] of batchTransfers) if (k > 1) problems.push(`batch ${id} paid by ${k} transfers`);
   const owedByBatch = new Map<string, number>();
   for (const o of r.orders) {
-    const ts = byOrder.get(r.ids.get(orderId(o)) ?? orderId(o)) ?? [];
+    const ts = byOrder.get(r.ids.get(orderId(o))!) ?? [];
     if (o.method === 'cash' || o.pair.schedule !== 'per_order') {
       if (ts.length > 0) problems.push(`${orderId(o)} (${o.method}, ${o.pair.schedule}) paid by a transfer of its own`);
       if (o.method !== 'cash') owedByBatch.set(o.pair.vendorId, (owedByBatch.get(o.pair.vendorId) ?? 0) + ORDER.netPaise);

@@ -1,5 +1,6 @@
 /** bench:day's plan (pure): the pairs and their payout schedules, each order's pair and payment
  * method from a seeded draw, and the lunch-peak curve the orders arrive on, window by window. */
+import { commissionPaise, vendorNetPaise } from '../src/domain/money';
 import { seededRandom } from '../src/sandbox/faults';
 
 export type Schedule = 'daily' | 'hourly' | 'per_order';
@@ -13,7 +14,10 @@ const SCHEDULES: ReadonlyArray<[Schedule, number]> = [['daily', 0.7], ['hourly',
 const METHODS: ReadonlyArray<[Method, number]> = [['online', 0.82], ['wallet', 0.11], ['cash', 0.07]];
 
 /** ₹100, 90% subsidised: the customer share ₹10 online, from the wallet or in cash; 19% commission. */
-export const ORDER = { totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, commissionBps: 1_900, netPaise: 8_100 } as const;
+export const ORDER = {
+  totalPaise: 10_000, subsidyPaise: 9_000, customerSharePaise: 1_000, commissionBps: 1_900,
+  commissionPaise: commissionPaise(10_000, 1_900), netPaise: vendorNetPaise(10_000, 1_900),
+} as const;
 
 export interface Pair { index: number; employerId: string; employeeId: string; vendorId: string; schedule: Schedule }
 export interface PlannedOrder { index: number; pair: Pair; method: Method }

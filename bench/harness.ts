@@ -162,6 +162,16 @@ export function crossing(rates: number[], p99ByRate: number[], limitMs = 50): st
   return `p99 crosses ${limitMs} ms between ${rates[i - 1]} and ${rates[i]} req/s`;
 }
 
+/** A process's resident memory (MB) from /proc; 0 once it is gone. */
+export function rssMb(pid: number): number {
+  try {
+    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux; USER_HZ = 100);
  * 0 once it is gone. */
 export function processCpuSeconds(pid: number): number {

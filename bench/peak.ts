@@ -34,7 +34,6 @@
  * runs them at the API's priority. PEAK_ROUNDS=2 runs the peak twice and prints the memory after each
  * round's drain: a working set comes back to the same level, a leak grows. */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { z } from 'zod';
 import { createSdk } from '../src/gateway/sdkClient';
 import { hmacSha256Hex } from '../src/gateway/signatures';
@@ -42,7 +41,7 @@ import { Client, Connection } from '@temporalio/client';
 import { signalCloseBatchNow } from '../src/payouts/batchStarter';
 import { appChild, closeBenchWorld, startBenchWorld, type BenchWorld } from './appProcesses';
 import { lowerCpuPriority } from '../src/startup/cpuPriority';
-import { keepAliveAgent, loadAverage, log, openLoop, percentile, pidsWhere, providerBudgetKnobs, ratio, runBench, type OpenLoopResult } from './harness';
+import { keepAliveAgent, loadAverage, log, openLoop, percentile, pidsWhere, providerBudgetKnobs, ratio, rssMb, runBench, type OpenLoopResult } from './harness';
 
 const settings = z.object({
   PEAK_ORDERS: z.coerce.number().int().min(10).default(1_200),
@@ -65,15 +64,6 @@ const settings = z.object({
 const PAYOUTS_NICE = settings.PEAK_PAYOUTS_PRIORITY === 'background' ? 10 : 0;
 
 const WINDOW_S = 10;
-
-function rssMb(pid: number): number {
-  try {
-    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-    return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
 
 async function main(): Promise<void> {
   const t0 = performance.now();

@@ -31,7 +31,7 @@ import { paymentEntitySchema } from './webhookEnvelope';
 
 /** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
  * cancelled or expired order is watched for a late capture over the longer one. */
-const LATE_CAPTURE_WATCH_MS = 5 * 86_400_000;
+export const LATE_CAPTURE_WATCH_MS = 5 * 86_400_000;
 
 export const EXPIRY_ACTOR = 'system:missed-webhook-sweep';
 
@@ -45,11 +45,17 @@ const secondsAgo = (param: string): string => `now() - make_interval(secs => ${p
 export const payoutDecidedSql = (alias: string): string =>
   `NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = ${alias}.id AND po.status IN ('pending', 'processing'))`;
 
+/** A paid online order (`orders` as `alias`) not looked at once more since its payment. */
+export const awaitingRecheckSql = (alias: string): string =>
+  `${alias}.status = 'paid' AND ${alias}.gateway_order_id IS NOT NULL AND (${alias}.payment_checked_at IS NULL OR ${alias}.payment_checked_at < ${alias}.paid_at)`;
+
 /** The listing windows' cursor (paymentRecheck.ts): the first Unix second no finished window has
  * listed yet; while none has finished, where the first one starts; NULL before any window. */
 export const RECHECK_CURSOR_SQL = `
-SELECT COALESCE(max(listed_to_s) FILTER (WHERE finished_at IS NOT NULL AND error IS NULL) + 1, min(listed_from_s)) AS s
-  FROM provider_listing_passes WHERE kind = 'payments_recheck'`;
+SELECT COALESCE(
+  (SELECT listed_to_s + 1 FROM provider_listing_passes WHERE kind = 'payments_recheck' AND finished_at IS NOT NULL AND error IS NULL
+    ORDER BY listed_to_s DESC LIMIT 1),
+  (SELECT min(listed_from_s) FROM provider_listing_passes WHERE kind = 'payments_recheck')) AS s`;
 
 /** The Unix second Razorpay made the order's paid payment (its payload's created_at), else when we
  * recorded the order paid: where the once-more look by listing places it (paymentRecheck.ts). */
@@ -99,7 +105,7 @@ export async function endedOrdersAwaitingLateCapture(db: Db, limit: number, rech
        -- (below), so neither side starves the other. Once its payout has decided.
        SELECT o.id, o.gateway_order_id, o.payment_checked_at, o.created_at, 1 FROM orders o
          LEFT JOIN payments pay ON pay.id = o.paid_payment_id
-        WHERE o.status = 'paid' AND o.gateway_order_id IS NOT NULL AND (o.payment_checked_at IS NULL OR o.payment_checked_at < o.paid_at)
+        WHERE ${awaitingRecheckSql('o')}
           AND o.paid_at < ${secondsAgo('$2')} AND o.paid_at > ${secondsAgo('$1')}
           AND ${payoutDecidedSql('o')}
           AND ((SELECT s FROM recheck_cursor) IS NULL OR ${paidPaymentCreatedSql('o', 'pay')} < (SELECT s FROM recheck_cursor))),

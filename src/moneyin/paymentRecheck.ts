@@ -16,7 +16,7 @@ import { inTransaction } from '../db/pool';
 import { PROVIDER_LIST_PAGE, type RzpPayment } from '../gateway/types';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';
-import { applyPaymentsRead, payoutDecidedSql, RECHECK_CURSOR_SQL } from './missedPayments';
+import { applyPaymentsRead, awaitingRecheckSql, LATE_CAPTURE_WATCH_MS, payoutDecidedSql, RECHECK_CURSOR_SQL } from './missedPayments';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 
 /** A window's width: one call at least per window, so an idle day costs 288 calls. */
@@ -52,14 +52,13 @@ async function openWindow(deps: MoneyInDeps, recheckS: number): Promise<OpenWind
             edge AS (SELECT floor(extract(epoch FROM now()))::bigint - $1 AS s),
             oldest AS (
               SELECT min(${paymentCreatedSecondsSql('pay')}) AS s FROM orders o JOIN payments pay ON pay.id = o.paid_payment_id
-               WHERE o.status = 'paid' AND o.gateway_order_id IS NOT NULL AND (o.payment_checked_at IS NULL OR o.payment_checked_at < o.paid_at)
-                 AND o.paid_at > now() - interval '5 days'),
+               WHERE ${awaitingRecheckSql('o')} AND o.paid_at > now() - make_interval(secs => $3::double precision / 1000)),
             next AS (SELECT COALESCE((SELECT s FROM cursor), (SELECT s FROM oldest), (SELECT s - $2 + 1 FROM edge)) AS from_s)
        INSERT INTO provider_listing_passes (kind, lease_until, listed_from_s, listed_to_s)
        SELECT 'payments_recheck', now(), next.from_s, LEAST(next.from_s + $2 - 1, edge.s) FROM next, edge
         WHERE LEAST(next.from_s + $2 - 1, edge.s) >= next.from_s
        RETURNING id, listed_from_s, listed_to_s, pages, items, confirmed`,
-      [recheckS, RECHECK_WINDOW_S]);
+      [recheckS, RECHECK_WINDOW_S, LATE_CAPTURE_WATCH_MS]);
     return rows[0] ?? null;
   });
 }
