@@ -48,7 +48,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
         cli,
         port: opts.temporalPort || (await freePort()),
         uiPort: opts.temporalUiPort,
-        dbFile: opts.persistent ? path.join(opts.stateDir, 'temporal.sqlite') : null,
+        store: { file: path.join(opts.stateDir, 'temporal.sqlite'), durable: opts.persistent },
         log: opts.log,
       }))(),
     ]);

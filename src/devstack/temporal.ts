@@ -2,6 +2,7 @@
  * installed by scripts/install-temporal.sh. We start it ourselves instead of letting the SDK spawn
  * it, because the SDK gives a spawned server only 5 s to come up, too little on two slow cores. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { isListening, waitForPort } from './ports';
@@ -19,6 +20,15 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
+/** Where the server keeps its state: always a SQLite file. An in-memory database lives only as long
+ * as its one connection, and the SQLite driver discards a connection that a cancelled query left
+ * interrupted (a request whose deadline passed mid-query): the whole state went with it ("no such
+ * table: namespaces" for every call after, CI at f9bfdd8). A file is reopened instead. `durable:
+ * false` starts from an empty file and never syncs it (WAL, synchronous=off): as fast as memory. */
+export interface TemporalStore { file: string; durable: boolean }
+
+const SQLITE_FILES = ['', '-wal', '-shm', '-journal'];
+
 export async function installTemporalCli(projectRoot: string): Promise<string> {
   if (process.env.TEMPORAL_CLI_PATH) return process.env.TEMPORAL_CLI_PATH;
   const { stdout } = await run('bash', [path.join(projectRoot, 'scripts/install-temporal.sh')], { maxBuffer: 1 << 20 });
@@ -31,20 +41,23 @@ export async function startTemporalDevServer(opts: {
   cli: string;
   port: number;
   uiPort: number | null;
-  dbFile: string | null;
+  store: TemporalStore;
   log?: (line: string) => void;
 }): Promise<RunningTemporal> {
   // Waiting for the port would otherwise mistake a server left running elsewhere for ours.
   if (await isListening('127.0.0.1', opts.port)) throw new Error(`port ${opts.port} is already in use: stop what listens there or set TEMPORAL_PORT`);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', '--namespace', 'default'];
   args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
-  if (opts.dbFile) {
-    args.push('--db-filename', opts.dbFile);
-    // The server's state (workflow histories: amounts, accounts) is its owner's alone. An existing
-    // file is tightened; new ones (and SQLite's -wal/-shm/-journal, which take the database's mode)
-    // are created under umask 077.
-    for (const suffix of ['', '-wal', '-shm', '-journal']) restrictFile(`${opts.dbFile}${suffix}`);
+  const { file, durable } = opts.store;
+  args.push('--db-filename', file);
+  if (!durable) {
+    for (const suffix of SQLITE_FILES) fs.rmSync(`${file}${suffix}`, { force: true });
+    args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
   }
+  // The server's state (workflow histories: amounts, accounts) is its owner's alone. An existing
+  // file is tightened; new ones (and SQLite's -wal/-shm/-journal, which take the database's mode)
+  // are created under umask 077.
+  for (const suffix of SQLITE_FILES) restrictFile(`${file}${suffix}`);
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
   // One partition per task queue: Temporal applies a queue's rate limit (the provider budget's
   // maxTaskQueueActivitiesPerSecond) per partition, and with the default four a budget queue

@@ -102,9 +102,9 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
         const cli = await installTemporalCli(PROJECT_ROOT);
         const port = await freePort();
         const uiPort = opts.temporalUi ? await freePort() : null;
-        const dbFile = opts.durableServers ? path.join(stateDir, 'temporal.sqlite') : null;
+        const store = { file: path.join(stateDir, 'temporal.sqlite'), durable: opts.durableServers ?? false };
         const temporalLog = fileLog('temporal');
-        const start = () => startTemporalDevServer({ cli, port, uiPort, dbFile, log: temporalLog });
+        const start = () => startTemporalDevServer({ cli, port, uiPort, store, log: temporalLog });
         const server = await start();
         stops.push({ phase: 3, what: 'temporal', stop: () => ownTemporal!.current.stop() });
         ownTemporal = { current: server, restart: async () => {
