@@ -49,7 +49,7 @@ const CHECKPOINTS = [0.1, 0.5, 1];
 const GOALS: Record<Schedule, number> = { daily: 0.02, hourly: Number.NaN, per_order: 1.05 };
 
 interface Checkpoint { orders: number; apiMb: number; workerMb: number; sandboxMb: number; pgMb: number; reconMs: number }
-interface SweepRun { orders: number; missedMs: number; payoutMs: number }
+interface SweepRun { kind: 'missed' | 'payout'; orders: number; ms: number }
 
 async function main(): Promise<void> {
   const t0 = performance.now();
@@ -67,6 +67,9 @@ async function main(): Promise<void> {
       DATABASE_URL: world.dbUrl, TEMPORAL_ADDRESS: world.services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, RAZORPAY_BASE_URL: world.sandbox.baseUrl,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', RAZORPAY_WRITE_RPS: String(settings.RAZORPAY_WRITE_RPS), RAZORPAY_READ_RPS: String(settings.RAZORPAY_READ_RPS),
       WORKER_CPU_NICE: '10', LATE_CAPTURE_RECHECK_MS: String(settings.DAY_RECHECK_MS),
+      // The sweeps' cadence as the bench runs them: a batched order's capture waits for the once-more
+      // look's window by it (payouts/captureWindow.ts).
+      MISSED_WEBHOOK_SWEEP_EVERY_MS: String(settings.DAY_SWEEP_EVERY_S * 1000),
     };
     const api = appChild('api', env);
     const worker = appChild('worker', env);
@@ -127,7 +130,13 @@ async function main(): Promise<void> {
     const classOf = classifier(accounts, orders, gatewayOrders, payments);
     // The API names the orders it places; the plan knows them by their client reference.
     const ids = new Map((await world.db.query<{ id: string; ref: string }>(`SELECT id, client_reference AS ref FROM orders WHERE client_reference LIKE 'ord_day_%'`)).rows.map((x) => [x.ref, x.id]));
-    report({ n, pairs, orders, windows, baseline, checkpoints, sweeps, settledIn, transfers, classOf, since, ids,
+    const byWindow = (await world.db.query<{ id: string }>(`SELECT id FROM payments WHERE capture_confirmed_by = 'window'`)).rows.map((x) => x.id);
+    const passPages = (await world.db.query<{ run_for: string | null; pages: number }>(`SELECT run_for, pages FROM provider_listing_passes WHERE kind = 'payments'`)).rows;
+    const confirmedBy = (await world.db.query<{ by: string | null; n: number }>(
+      `SELECT capture_confirmed_by AS by, count(*)::int AS n FROM payments WHERE order_id IS NOT NULL AND status = 'captured' GROUP BY 1 ORDER BY 2 DESC`)).rows;
+    const waited = (await world.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE capture_window_since IS NOT NULL')).rows[0]!.n;
+    log(`  captures confirmed by: ${confirmedBy.map((x) => `${x.by ?? 'not confirmed'} ${x.n.toLocaleString('en-IN')}`).join(', ')}; payouts that waited for a window ${waited.toLocaleString('en-IN')}`);
+    report({ n, pairs, orders, windows, baseline, checkpoints, sweeps, settledIn, transfers, classOf, since, ids, byWindow, passPages,
       paths: diff(await world.sandbox.control.callPathCounts(), pathsBefore), fired: await world.sandbox.control.faultsFired() });
     const statuses = (await world.db.query<{ status: string; code: string | null; n: number }>(
       `SELECT status, last_code AS code, count(*)::int AS n FROM payouts GROUP BY 1, 2 ORDER BY 3 DESC`)).rows;
@@ -162,8 +171,11 @@ async function seedPairs(world: BenchWorld, pairs: readonly Pair[]): Promise<Map
     `INSERT INTO vendors (id, name, linked_account_id) SELECT "vendorId", "vendorId", account FROM jsonb_to_recordset($1::jsonb) AS x("vendorId" text, account text)`,
     [JSON.stringify(rows)]);
   await world.db.query(
-    `INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps, payout_schedule)
-     SELECT "employerId", "vendorId", 'platform_transfer', $2, schedule FROM jsonb_to_recordset($1::jsonb) AS x("employerId" text, "vendorId" text, schedule text)`,
+    // The daily cutoff an hour before the bench starts (IST): the day's batches close ~23 h on, not
+    // during the run (ops close them at its end), whatever the hour it runs at.
+    `INSERT INTO employer_vendor (employer_id, vendor_id, settlement_mode, commission_bps, payout_schedule, payout_cutoff_ist)
+     SELECT "employerId", "vendorId", 'platform_transfer', $2, schedule, date_trunc('minute', (now() AT TIME ZONE 'Asia/Kolkata') - interval '1 hour')::time
+       FROM jsonb_to_recordset($1::jsonb) AS x("employerId" text, "vendorId" text, schedule text)`,
     [JSON.stringify(rows), ORDER.commissionBps]);
   return byAccount;
 }
@@ -241,24 +253,28 @@ async function runWindow(world: BenchWorld, w: { apiPort: number; agent: ReturnT
   return measured;
 }
 
-/** The sweeps as their Schedules run them, one after the other, every DAY_SWEEP_EVERY_S, timed. */
+/** The sweeps as their two Schedules run them, each every DAY_SWEEP_EVERY_S on its own (a run starts
+ * an interval after the previous one started; a batched order's capture waits for the once-more look
+ * by that cadence: captureWindow.ts), timed. */
 function startSweeps(client: Client, taskQueue: string, orders: () => number, runs: SweepRun[]): { stop(): Promise<void> } {
   let stopped = false;
-  const loop = (async () => {
+  const every = (kind: SweepRun['kind'], run: (i: number) => Promise<unknown>) => (async () => {
+    const first = performance.now();
     for (let i = 0; !stopped; i++) {
-      const started = performance.now();
-      while (!stopped && performance.now() - started < settings.DAY_SWEEP_EVERY_S * 1000) await new Promise((r) => setTimeout(r, 500));
+      const due = first + (i + 1) * settings.DAY_SWEEP_EVERY_S * 1000;
+      while (!stopped && performance.now() < due) await new Promise((r) => setTimeout(r, 500));
       if (stopped) return;
       const at = orders();
       const t = performance.now();
-      await client.workflow.execute(missedWebhookSweepWorkflow, { workflowId: `day-missed-${taskQueue}-${i}`, taskQueue, args: [{}] });
-      const missedMs = performance.now() - t;
-      const u = performance.now();
-      await client.workflow.execute(payoutSweepWorkflow, { workflowId: `day-payouts-${taskQueue}-${i}`, taskQueue, args: [{}] });
-      runs.push({ orders: at, missedMs, payoutMs: performance.now() - u });
+      await run(i);
+      runs.push({ kind, orders: at, ms: performance.now() - t });
     }
   })();
-  return { async stop() { stopped = true; await loop; } };
+  const loops = [
+    every('missed', (i) => client.workflow.execute(missedWebhookSweepWorkflow, { workflowId: `day-missed-${taskQueue}-${i}`, taskQueue, args: [{}] })),
+    every('payout', (i) => client.workflow.execute(payoutSweepWorkflow, { workflowId: `day-payouts-${taskQueue}-${i}`, taskQueue, args: [{}] })),
+  ];
+  return { async stop() { stopped = true; await Promise.all(loops); } };
 }
 
 /** Memory, PostgreSQL's size and a recon of the day so far, at a share of the orders. */
@@ -319,35 +335,56 @@ interface Report {
   paths: Record<string, number>; fired: Record<string, number>; since: () => string;
   /** Our order id of each planned order, by its client reference. */
   ids: Map<string, string>;
+  /** The payments whose captures the once-more look's windows confirmed (no capture pass ran for them). */
+  byWindow: readonly string[];
+  /** Each capture listing pass's pages and the order whose payout ran it. */
+  passPages: ReadonlyArray<{ run_for: string | null; pages: number }>;
 }
 
 function report(r: Report): void {
   const schedules: Schedule[] = ['daily', 'hourly', 'per_order'];
   const ordersOf = (s: Schedule) => r.orders.filter((o) => o.pair.schedule === s);
   const transferClass = new Map(r.transfers.map((t) => [t.id, r.classOf.account(t.recipient)]));
-  const calls: Record<Schedule | 'shared', number> = { daily: 0, hourly: 0, per_order: 0, shared: 0 };
+  const calls: Record<Schedule | 'windows' | 'passes' | 'shared', number> = { daily: 0, hourly: 0, per_order: 0, windows: 0, passes: 0, shared: 0 };
   for (const [key, count] of Object.entries(r.paths)) {
     const [endpoint, path] = key.split(' ') as [string, string];
     // Creates are counted from the ledger below (the path names no transfer).
     if (endpoint === 'transfers.create') continue;
-    const id = path.split('/')[3] ?? '';
+    const id = path.split('?')[0]!.split('/')[3] ?? '';
     const cls = endpoint.startsWith('transfers.') ? transferClass.get(id)
       : endpoint === 'orders.payments' ? r.classOf.gatewayOrder(id)
       : endpoint === 'payments.fetch' ? r.classOf.payment(id) : undefined;
-    calls[cls ?? 'shared'] += count;
+    // A listing with `to` is a once-more look window's, one without a capture pass's.
+    const listing = endpoint === 'payments.list' ? (new URLSearchParams(path.split('?')[1] ?? '').has('to') ? 'windows' : 'passes') : undefined;
+    calls[cls ?? listing ?? 'shared'] += count;
   }
   // A transfer's create is its class's; a create the limiter refused is not in the sandbox's ledger.
   for (const t of r.transfers) { const cls = transferClass.get(t.id); if (cls) calls[cls] += 1; }
+  // The windows look once more at every online order: given to each class by its online orders. A
+  // capture pass is run by the payout that waited for it (a pass confirms every capture it lists, of
+  // any class): its calls go to that payout's class, by the pass's pages.
+  const windowConfirmed: Record<Schedule, number> = { daily: 0, hourly: 0, per_order: 0 };
+  for (const id of r.byWindow) { const cls = r.classOf.payment(id); if (cls) windowConfirmed[cls] += 1; }
   const onlineOf = (s: Schedule) => ordersOf(s).filter((o) => o.method === 'online').length;
   const online = r.orders.filter((o) => o.method === 'online').length;
+  const classOfOrder = new Map(r.orders.map((o) => [r.ids.get(orderId(o)) ?? orderId(o), o.pair.schedule]));
+  const passPagesOf: Record<Schedule, number> = { daily: 0, hourly: 0, per_order: 0 };
+  for (const p of r.passPages) { const cls = p.run_for ? classOfOrder.get(p.run_for) : undefined; if (cls) passPagesOf[cls] += p.pages; }
+  const passPagesAll = schedules.reduce((sum, s) => sum + passPagesOf[s], 0);
   log(`\nday bench: ${r.n.toLocaleString('en-IN')} orders on ${r.pairs.length} pairs; total ${r.since()}; load ${loadAverage()}`);
-  log(`  provider calls per order by class (the sandbox's counts; shared listings ${calls.shared.toLocaleString('en-IN')}, given to each class by its online orders):`);
+  log(`  provider calls per order by class (the sandbox's counts; shared listings: the once-more look's windows ${calls.windows.toLocaleString('en-IN')}, and other calls about no one order ${calls.shared.toLocaleString('en-IN')}, given to each class by its online orders; capture passes ${calls.passes.toLocaleString('en-IN')}, to the class of the payout that ran each, by its pages):`);
   for (const s of schedules) {
     const k = ordersOf(s).length;
-    const perOrder = k === 0 ? Number.NaN : (calls[s] + (calls.shared * onlineOf(s)) / Math.max(online, 1)) / k;
+    const shared = ((calls.windows + calls.shared) * onlineOf(s)) / Math.max(online, 1) + (calls.passes * passPagesOf[s]) / Math.max(passPagesAll, 1);
+    const perOrder = k === 0 ? Number.NaN : (calls[s] + shared) / k;
     const goal = GOALS[s];
-    log(`    ${s.padEnd(9)} ${k.toLocaleString('en-IN').padStart(8)} orders: ${perOrder.toFixed(3)} calls/order${Number.isNaN(goal) ? '' : ` (goal ≤ ${goal}: ${perOrder <= goal ? 'met' : 'NOT met'}; ${ratio(perOrder, goal)} the goal)`}`);
+    // The same calls with every listing spread by online orders (as before issue 37's windows served
+    // batched captures): the goal read the other way, printed beside.
+    const spread = k === 0 ? Number.NaN : (calls[s] + ((calls.windows + calls.shared + calls.passes) * onlineOf(s)) / Math.max(online, 1)) / k;
+    log(`    ${s.padEnd(9)} ${k.toLocaleString('en-IN').padStart(8)} orders: ${perOrder.toFixed(3)} calls/order${Number.isNaN(goal) ? '' : ` (goal ≤ ${goal}: ${perOrder <= goal ? 'met' : 'NOT met'}; ${ratio(perOrder, goal)} the goal)`}; every listing spread by online orders ${spread.toFixed(3)}; captures confirmed by a window ${windowConfirmed[s].toLocaleString('en-IN')} of ${onlineOf(s).toLocaleString('en-IN')} online; pass pages run for it ${passPagesOf[s].toLocaleString('en-IN')}`);
   }
+  const total = schedules.reduce((sum, s) => sum + calls[s], 0) + calls.windows + calls.shared + calls.passes;
+  log(`    all classes: ${(total / Math.max(r.n, 1)).toFixed(3)} calls/order (${total.toLocaleString('en-IN')} calls for ${r.n.toLocaleString('en-IN')} orders)`);
   log(`  refused by the sandbox's limiter (429): writes ${r.fired['ratelimit:write'] ?? 0}, reads ${r.fired['ratelimit:read'] ?? 0}`);
   log(`  ${exactlyOnce(r)}`);
   log(`  from the last cutoff to the last batch settled: ${r.settledIn.toFixed(0)} s`);
@@ -360,8 +397,9 @@ function report(r: Report): void {
   }
   const early = r.sweeps.filter((s) => s.orders <= 0.2 * r.n);
   const late = r.sweeps.filter((s) => s.orders >= 0.8 * r.n);
-  const m = (xs: SweepRun[], key: 'missedMs' | 'payoutMs') => median(xs.map((x) => x[key]));
-  log(`  sweeps per run (median, ${early.length} run(s) in the first fifth of the orders / ${late.length} in the last): missed-webhook ${m(early, 'missedMs').toFixed(0)} / ${m(late, 'missedMs').toFixed(0)} ms (${ratio(m(late, 'missedMs'), m(early, 'missedMs'))}), payout ${m(early, 'payoutMs').toFixed(0)} / ${m(late, 'payoutMs').toFixed(0)} ms (${ratio(m(late, 'payoutMs'), m(early, 'payoutMs'))})`);
+  const m = (xs: SweepRun[], kind: SweepRun['kind']) => median(xs.filter((x) => x.kind === kind).map((x) => x.ms));
+  const runsOf = (xs: SweepRun[]) => xs.filter((x) => x.kind === 'missed').length;
+  log(`  sweeps per run (median, ${runsOf(early)} run(s) in the first fifth of the orders / ${runsOf(late)} in the last): missed-webhook ${m(early, 'missed').toFixed(0)} / ${m(late, 'missed').toFixed(0)} ms (${ratio(m(late, 'missed'), m(early, 'missed'))}), payout ${m(early, 'payout').toFixed(0)} / ${m(late, 'payout').toFixed(0)} ms (${ratio(m(late, 'payout'), m(early, 'payout'))})`);
   log(`  calls by endpoint: ${byEndpoint(r.paths)}`);
 }
 

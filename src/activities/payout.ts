@@ -64,7 +64,10 @@ function currentRunId(): string {
 export function createPayoutActivities({ db, gateway, config }: { db: Db; gateway: Gateway; config: Config }) {
   const policy = payoutPolicyFrom(config);
   const recording: RecordingPolicy = policy;
-  const listing: ListingKnobs = { gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PAGE_LEASE_MS };
+  const listing: ListingKnobs = {
+    gatherMs: config.CAPTURE_LISTING_GATHER_MS, lookbackSeconds: config.CAPTURE_LISTING_LOOKBACK_SECONDS, leaseMs: LISTING_PAGE_LEASE_MS,
+    window: { recheckMs: config.LATE_CAPTURE_RECHECK_MS, sweepEveryMs: config.MISSED_WEBHOOK_SWEEP_EVERY_MS },
+  };
 
   /** An online order's capture, asked of Razorpay once before its payout's first transfer, outside
    * any transaction (no row lock waits on the provider). */
@@ -208,8 +211,8 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
      * other payouts due (captureListing.ts). The run runs the pass itself when it is its turn (`list`),
      * and waits on a durable timer when this answers `wait`: a local activity that waited here would
      * hold a workflow-task slot, and the pass's own pages need those slots to go on. */
-    async awaitCaptureListing(orderId: string): Promise<CaptureListingStep> {
-      return captureListingStep(db, orderId, listing);
+    async awaitCaptureListing(orderId: string, opts: { byWindow?: boolean } = {}): Promise<CaptureListingStep> {
+      return captureListingStep(db, orderId, listing, opts);
     },
 
     /** A listing pass's next page, on the reads budget: one provider call (up to 100 payments). */

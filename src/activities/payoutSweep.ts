@@ -19,6 +19,7 @@ import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
 import { markProviderMayKnow, transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
+import { captureWindowWaitMs } from '../payouts/captureWindow';
 import { startBatchRun } from '../payouts/batchStarter';
 import { closePayoutBatch, recordEarlierRunBatch } from '../payouts/batches';
 
@@ -33,7 +34,10 @@ export interface DuePayoutBatch {
 /** `afterOrderId` is what runs started before the cursor change pass; they start from the top. */
 export interface DuePayoutQuery { after?: string | null; afterOrderId?: string | null; limit: number }
 
-/** The open payouts the sweep wakes, oldest first after a (created_at, id) cursor ($1, $2), $3 at a time. */
+/** The open payouts the sweep wakes, oldest first after a (created_at, id) cursor ($1, $2), $3 at a time.
+ * Not a batched order's payout waiting for the once-more look's window since less than $4 ms (its run
+ * sleeps on a durable timer; a wake each sweep would only grow its history): after that it is woken
+ * as any other, in case its run was lost. */
 export const SWEEP_CANDIDATES_SQL = `
 SELECT subject_id AS order_id, batch_id,
                 (SELECT b.cutoff_at FROM payout_batches b WHERE b.id = payouts.batch_id) AS cutoff_at,
@@ -43,6 +47,8 @@ SELECT subject_id AS order_id, batch_id,
          WHERE status IN ('pending', 'failed', 'processing', 'accepted')
            -- A start still queued in the outbox (never tried and failed) is the paced drainer's.
            AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = payouts.order_id AND o.attempts = 0)
+           AND NOT (status = 'pending' AND capture_window_since IS NOT NULL
+                    AND capture_window_since > now() - make_interval(secs => COALESCE($4::double precision, 0) / 1000))
            AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
          ORDER BY created_at, id
          LIMIT $3`;
@@ -145,7 +151,7 @@ export function createPayoutSweepActivities({ db, config }: { db: Db; config: Co
       const [afterAt, afterId] = input.after ? input.after.split('|') : [null, null];
       const { rows } = await db.query<OpenPayoutRow & { cursor: string; reversed: boolean }>(
         SWEEP_CANDIDATES_SQL,
-        [afterAt, afterId, input.limit],
+        [afterAt, afterId, input.limit, captureWindowWaitMs(config)],
       );
       const context = Context.current();
       const { client, info } = context;

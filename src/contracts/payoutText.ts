@@ -21,7 +21,7 @@ export function payoutStartDetails(orderId: string, traceId: string | null, link
   return `Payout of order ${orderId}: see the current details for its state and next step.\n\nIts trace: ${parts.join(' · ')}.`;
 }
 
-export type PayoutSituation = 'waiting_for_resume' | 'resolving' | 'backoff' | null;
+export type PayoutSituation = 'waiting_for_resume' | 'resolving' | 'backoff' | 'capture_window' | null;
 
 /** Markdown: the state in words, and for a payout that waits for a human the exact API calls. */
 export function payoutDetails(view: PayoutView | null, situation: PayoutSituation = null): string {
@@ -33,6 +33,9 @@ export function payoutDetails(view: PayoutView | null, situation: PayoutSituatio
   switch (view.status) {
     case 'pending':
     case 'failed':
+      if (situation === 'capture_window') {
+        return `${head}\n\nWaiting for the missed-webhook sweep's listing window to show the payment (its capture confirmed without a read of its own); then it joins its pair's batch, which pays at the cutoff.`;
+      }
       return situation === 'backoff'
         ? `${head}\n\nNot paid yet${view.lastCode ? ` (${view.lastCode})` : ''}; the next attempt is due at ${view.nextAttemptAt}.`
         : `${head}\n\nAbout to claim and send the transfer.`;

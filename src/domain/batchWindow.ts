@@ -21,6 +21,9 @@ export function joinsBatch(p: { schedule: PayoutSchedule | null; status: string;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+/** A pair's daily cutoff (IST) when none is set. */
+export const DEFAULT_DAILY_CUTOFF_IST = '18:00';
+
 export interface BatchWindow {
   schedule: BatchSchedule;
   start: Date;
@@ -38,7 +41,7 @@ export function cutoffOfDay(time: string): number {
 
 /** The window `at` falls in: the IST hour for `hourly`; for `daily`, the day that ends at the next
  * `dailyCutoff` (IST) strictly after `at`. */
-export function windowAt(schedule: BatchSchedule, at: Date, dailyCutoff = '18:00'): BatchWindow {
+export function windowAt(schedule: BatchSchedule, at: Date, dailyCutoff = DEFAULT_DAILY_CUTOFF_IST): BatchWindow {
   const istMs = at.getTime() + IST_OFFSET_MS;
   if (schedule === 'hourly') {
     const startIst = Math.floor(istMs / HOUR_MS) * HOUR_MS;
@@ -51,7 +54,7 @@ export function windowAt(schedule: BatchSchedule, at: Date, dailyCutoff = '18:00
 }
 
 /** The window after `w` (for an order that arrives once `w` has closed). */
-export function nextWindow(w: BatchWindow, dailyCutoff = '18:00'): BatchWindow {
+export function nextWindow(w: BatchWindow, dailyCutoff = DEFAULT_DAILY_CUTOFF_IST): BatchWindow {
   return windowAt(w.schedule, w.cutoff, dailyCutoff);
 }
 

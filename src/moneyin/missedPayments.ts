@@ -45,6 +45,13 @@ const secondsAgo = (param: string): string => `now() - make_interval(secs => ${p
 export const payoutDecidedSql = (alias: string): string =>
   `NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = ${alias}.id AND po.status IN ('pending', 'processing'))`;
 
+/** What a once-more look window applies: the order's payout has decided, or it waits for this window
+ * to confirm its capture before joining its batch (payouts/captureListing.ts, not after a restore):
+ * for it the window is its once-more look, as a webhook could have come while it was pending. */
+export const windowAppliesSql = (alias: string): string =>
+  `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND pw.status = 'pending'
+     AND pw.capture_window_since IS NOT NULL AND pw.provider_may_know_since IS NULL))`;
+
 /** A paid online order (`orders` as `alias`) not looked at once more since its payment. */
 export const awaitingRecheckSql = (alias: string): string =>
   `${alias}.status = 'paid' AND ${alias}.gateway_order_id IS NOT NULL AND (${alias}.payment_checked_at IS NULL OR ${alias}.payment_checked_at < ${alias}.paid_at)`;

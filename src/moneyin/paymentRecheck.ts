@@ -6,7 +6,8 @@
  * is at least the recheck old, a call per page of 100, the windows following each other without a
  * gap (`provider_listing_passes` kind `payments_recheck`). Each listed payment of a paid online order
  * whose payout has decided is applied as the per-order look applied it (the same snapshot path as a
- * webhook), and the order is stamped looked at.
+ * webhook), and the order is stamped looked at. A window also confirms the captures it shows exactly
+ * as recorded: a batched order waits for its window instead of a capture listing pass of its own.
  *
  * A paid order the windows do not cover — paid on a payment made before the first window, or whose
  * payout had not decided when its window was listed — is still asked alone by the per-order look
@@ -16,7 +17,8 @@ import { inTransaction } from '../db/pool';
 import { PROVIDER_LIST_PAGE, type RzpPayment } from '../gateway/types';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';
-import { applyPaymentsRead, awaitingRecheckSql, LATE_CAPTURE_WATCH_MS, payoutDecidedSql, RECHECK_CURSOR_SQL } from './missedPayments';
+import { confirmListedCaptures } from '../payouts/captureConfirmation';
+import { applyPaymentsRead, awaitingRecheckSql, LATE_CAPTURE_WATCH_MS, RECHECK_CURSOR_SQL, windowAppliesSql } from './missedPayments';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 
 /** A window's width: one call at least per window, so an idle day costs 288 calls. */
@@ -77,6 +79,9 @@ export async function recheckNextPage(deps: MoneyInDeps): Promise<RecheckPage> {
     await deps.db.query(`UPDATE provider_listing_passes SET error = $2, finished_at = now() WHERE id = $1 AND finished_at IS NULL`, [windowId, error]);
     return { windowId, applied: 0, done: true, error };
   }
+  // Captures first: a batched order waiting for this window (payouts/captureListing.ts) reads it as
+  // finished only after the update below, and then finds its capture confirmed or asks alone.
+  await confirmListedCaptures(deps.db, page.items, 'window');
   const applied = await applyToPaidOrders(deps, page.items);
   // Guarded by the page count read: a page applied twice (a retried call) is counted once.
   await deps.db.query(
@@ -87,7 +92,8 @@ export async function recheckNextPage(deps: MoneyInDeps): Promise<RecheckPage> {
   return { windowId, applied, done: false };
 }
 
-/** Applies the listed payments of our paid online orders whose payouts have decided, and stamps
+/** Applies the listed payments of our paid online orders whose payouts have decided (or wait for
+ * this window: windowAppliesSql), and stamps
  * those orders looked at. Other payments (unpaid, cancelled or expired orders, other checkouts)
  * have their own paths. */
 async function applyToPaidOrders(deps: MoneyInDeps, listed: readonly RzpPayment[]): Promise<number> {
@@ -95,7 +101,7 @@ async function applyToPaidOrders(deps: MoneyInDeps, listed: readonly RzpPayment[
   if (gatewayOrders.length === 0) return 0;
   const { rows } = await deps.db.query<{ id: string; gateway_order_id: string }>(
     `SELECT o.id, o.gateway_order_id FROM orders o
-      WHERE o.gateway_order_id = ANY($1::text[]) AND o.status = 'paid' AND o.payment_method = 'online' AND ${payoutDecidedSql('o')}`,
+      WHERE o.gateway_order_id = ANY($1::text[]) AND o.status = 'paid' AND o.payment_method = 'online' AND ${windowAppliesSql('o')}`,
     [gatewayOrders]);
   if (rows.length === 0) return 0;
   const ours = new Set(rows.map((r) => r.gateway_order_id));

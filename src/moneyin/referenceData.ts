@@ -1,7 +1,7 @@
 /** Employers, vendors and the terms of each (employer, vendor) pair. */
 import { AppError } from '../appError';
 import type { Db, Tx } from '../db/pool';
-import type { PayoutSchedule } from '../domain/batchWindow';
+import { DEFAULT_DAILY_CUTOFF_IST, type PayoutSchedule } from '../domain/batchWindow';
 import type { SettlementMode } from '../domain/routing';
 import type { PairTerms } from './orderRules';
 
@@ -51,7 +51,7 @@ export async function upsertPairTerms(db: Db, pair: {
      ON CONFLICT (employer_id, vendor_id) DO UPDATE
        SET settlement_mode = EXCLUDED.settlement_mode, commission_bps = EXCLUDED.commission_bps,
            payout_schedule = EXCLUDED.payout_schedule, payout_cutoff_ist = EXCLUDED.payout_cutoff_ist, updated_at = now()`,
-    [pair.employerId, pair.vendorId, pair.settlementMode, pair.commissionBps, pair.payoutSchedule ?? 'per_order', pair.payoutCutoffIst ?? '18:00'],
+    [pair.employerId, pair.vendorId, pair.settlementMode, pair.commissionBps, pair.payoutSchedule ?? 'per_order', pair.payoutCutoffIst ?? DEFAULT_DAILY_CUTOFF_IST],
   );
 }
 

@@ -8,7 +8,7 @@
 import type { PayoutView } from '../contracts/payout';
 import { inTransaction, type Db, type Tx } from '../db/pool';
 import { logger } from '../logger';
-import { batchIdOf, joinsBatch, nextWindow, windowAt, type BatchSchedule, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
+import { batchIdOf, DEFAULT_DAILY_CUTOFF_IST, joinsBatch, nextWindow, windowAt, type BatchSchedule, type BatchWindow, type PayoutSchedule } from '../domain/batchWindow';
 import { payoutIdOf } from '../domain/payoutIds';
 import { CAPTURE_CHECK_FAILED, CAPTURE_NOT_CONFIRMED, recordCaptureConfirmed, type CaptureCheck } from './captureConfirmation';
 import { holdMembersOnUnreadRefunds } from './refundHolds';
@@ -118,7 +118,7 @@ async function addMember(tx: Tx, payout: PayoutView, batchId: string, cutoffAt: 
  * the transfer the provider holds. Null: the batch paid without it (its transfer was found and
  * recorded for the members it has), so the order joins as any other. */
 async function rejoinEarlierBatch(tx: Tx, payout: PayoutView, order: ScheduledOrderRow & { payout_schedule: BatchSchedule; paid_at: Date }, batchId: string, attemptCap: number): Promise<JoinResult | null> {
-  const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
+  const dailyCutoff = order.payout_cutoff_ist ?? DEFAULT_DAILY_CUTOFF_IST;
   const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
   const { rows: found } = await tx.query<{ status: string; cutoff_at: Date }>('SELECT status, cutoff_at FROM payout_batches WHERE id = $1 FOR SHARE', [batchId]);
   let batch = found[0];
@@ -183,7 +183,7 @@ export async function joinPayoutBatch(db: Db, orderId: string, capture: CaptureC
     const earlier = sent[0]?.earlier_batch;
     const back = earlier ? await rejoinEarlierBatch(tx, payout, { ...order, payout_schedule: schedule, paid_at: order.paid_at }, earlier, policy.attemptCap) : null;
     if (back) return back;
-    const dailyCutoff = order.payout_cutoff_ist ?? '18:00';
+    const dailyCutoff = order.payout_cutoff_ist ?? DEFAULT_DAILY_CUTOFF_IST;
     const pair = { employerId: order.employer_id, vendorId: order.vendor_id };
     const batch = await openBatchFrom(tx, pair, windowAt(schedule, order.paid_at, dailyCutoff), dailyCutoff, order.db_now);
     return addMember(tx, payout, batch.id, batch.cutoffAt, policy.attemptCap);

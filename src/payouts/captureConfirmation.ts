@@ -110,3 +110,16 @@ export async function checkCapture(gateway: Gateway, recorded: RecordedCapture):
 export async function recordCaptureConfirmed(tx: Tx, paymentId: string): Promise<void> {
   await tx.query(`UPDATE payments SET capture_confirmed_at = now(), capture_confirmed_by = 'fetch' WHERE id = $1 AND capture_confirmed_at IS NULL`, [paymentId]);
 }
+
+/** Confirms the listed payments that match the capture we recorded on them, exactly: a listing pass's
+ * page (`listing`) or a once-more look window's (`window`). Returns how many it confirmed. */
+export async function confirmListedCaptures(db: Pick<Db, 'query'>, payments: readonly RzpPayment[], by: 'listing' | 'window'): Promise<number> {
+  if (payments.length === 0) return 0;
+  const listed = new Map(payments.map((p) => [p.id, p]));
+  const recorded = await capturesToConfirmAmong(db, [...listed.keys()]);
+  const confirmed = recorded.filter((r) => captureMismatches(r, listed.get(r.paymentId!)!).length === 0).map((r) => r.paymentId!);
+  if (confirmed.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `UPDATE payments SET capture_confirmed_at = now(), capture_confirmed_by = $2 WHERE id = ANY($1::text[]) AND capture_confirmed_at IS NULL`, [confirmed, by]);
+  return rowCount ?? 0;
+}

@@ -10,14 +10,20 @@
  * capture is *covered* by a pass that started after we recorded the capture and listed from at or
  * before the payment's creation. Covered and still not confirmed (the listing did not show it, or
  * showed it otherwise, or could not be read), the send or the batch join asks Razorpay for that
- * payment alone, as before (captureConfirmation.ts), and a forged capture still goes to review. */
+ * payment alone, as before (captureConfirmation.ts), and a forged capture still goes to review.
+ *
+ * A batched order (its pair pays hourly or daily) needs no pass of its own when the missed-webhook
+ * sweep's once-more look will list its payment a sweep before its batch's cutoff: it waits for that
+ * window (captureWindow.ts, moneyin/paymentRecheck.ts), which confirms the capture as a pass would. */
 import { MAX_PASS_PAGES } from '../contracts/payout';
 import type { Db } from '../db/pool';
 import { inTransaction } from '../db/pool';
 import { PROVIDER_LIST_PAGE, type Gateway } from '../gateway/types';
 import { logger } from '../logger';
+import { DEFAULT_DAILY_CUTOFF_IST, joinsBatch, windowAt, type PayoutSchedule } from '../domain/batchWindow';
 import { paymentCreatedSecondsSql } from '../moneyin/paymentCreatedAt';
-import { captureMismatches, capturesToConfirmAmong } from './captureConfirmation';
+import { confirmListedCaptures } from './captureConfirmation';
+import { captureWindowPlan } from './captureWindow';
 
 export interface ListingKnobs {
   /** A new pass starts no sooner than this after the previous one: the payouts due meanwhile share it. */
@@ -28,6 +34,8 @@ export interface ListingKnobs {
   /** A pass that has not started or written a page for this long (its runner died, or a restored
    * database brought it back unfinished) no longer holds the others back. Renewed by every page. */
   leaseMs: number;
+  /** The once-more look's windows, which confirm a batched order's capture (captureWindow.ts). */
+  window: { recheckMs: number; sweepEveryMs: number };
 }
 
 /** Where an order's capture stands against the listing passes. */
@@ -37,7 +45,9 @@ export type CaptureListingStep =
   /** This payout runs the next pass (on the reads budget), then asks again. */
   | { kind: 'list'; passId: number }
   /** A pass is in flight, or the previous one is too recent: ask again after `ms`. */
-  | { kind: 'wait'; ms: number };
+  | { kind: 'wait'; ms: number }
+  /** A batched order waits for the once-more look's window to list its payment: ask again after `ms`. */
+  | { kind: 'await_window'; ms: number };
 
 /** `recorded_at` as PostgreSQL's text: a JS Date would drop its microseconds, and a pass started
  * within the same millisecond would then cover a capture recorded after it. */
@@ -92,11 +102,63 @@ const IN_FLIGHT_RECHECK_MS = 1_000;
 /** One lock for deciding who runs the next pass (beside the outbox's 7_233_201). */
 const LISTING_LOCK = 7_233_301;
 
-/** Where the order's capture stands; takes the next pass when it is this payout's to run. */
-export async function captureListingStep(db: Db, orderId: string, knobs: ListingKnobs): Promise<CaptureListingStep> {
+/** A batched order's capture against the once-more look's windows: what its batch join needs (the
+ * pair's schedule, its cutoff, the payout open for a join) and whether a finished window listed the
+ * payment's creation second: `listed` true when one started after we recorded the capture (it could
+ * confirm it), false when only earlier ones did (none will list it again), null when none has. */
+const WINDOW_SQL = `
+SELECT p.id AS payout_id, ev.payout_schedule AS schedule, ev.payout_cutoff_ist::text AS cutoff_ist, o.paid_at,
+       extract(epoch FROM now()) * 1000 AS now_ms,
+       p.status, p.key_first_sent_at IS NOT NULL AS key_sent, p.provider_may_know_since IS NOT NULL AS may_know,
+       p.capture_window_since IS NOT NULL AS waiting,
+       (SELECT bool_or(w.started_at > pay.updated_at) FROM provider_listing_passes w
+         WHERE w.kind = 'payments_recheck' AND w.finished_at IS NOT NULL AND w.error IS NULL
+           AND w.listed_to_s >= ${CREATED_S} AND w.listed_from_s <= ${CREATED_S}) AS listed
+  FROM orders o
+  JOIN payments pay ON pay.id = o.paid_payment_id
+  JOIN payouts p ON p.order_id = o.id
+  LEFT JOIN employer_vendor ev ON ev.employer_id = o.employer_id AND ev.vendor_id = o.vendor_id
+ WHERE o.id = $1`;
+
+interface WindowRow {
+  payout_id: string; schedule: PayoutSchedule | null; cutoff_ist: string | null; paid_at: Date | null; now_ms: string;
+  status: string; key_sent: boolean; may_know: boolean; waiting: boolean; listed: boolean | null;
+}
+
+/** A batched order's capture confirmed by its window (captureWindow.ts): settled once a window has
+ * listed it, a wait while one is due before the cutoff, else null (a pass, as for any payout). */
+async function windowStep(db: Db, orderId: string, createdS: number, knobs: ListingKnobs['window']): Promise<CaptureListingStep | null> {
+  const row = (await db.query<WindowRow>(WINDOW_SQL, [orderId])).rows[0];
+  if (!row) return null;
+  // No longer waiting (a pass, or a fetch): unmarked, so it counts as due for its send again.
+  const stopWaiting = async <T>(step: T): Promise<T> => {
+    if (row.waiting) await db.query('UPDATE payouts SET capture_window_since = NULL WHERE id = $1', [row.payout_id]);
+    return step;
+  };
+  const rule = { schedule: row.schedule, status: row.status, keySent: row.key_sent, providerMayKnow: row.may_know };
+  if (!row.paid_at || !joinsBatch(rule)) return stopWaiting(null);
+  // Listed after the capture was recorded and not confirmed: the window showed it otherwise, or not
+  // at all; asked alone. Listed only before it was recorded: no window will list it again; a pass.
+  if (row.listed === true) return stopWaiting({ kind: 'settled', why: 'fetch' } as const);
+  if (row.listed === false) return stopWaiting(null);
+  const cutoff = windowAt(rule.schedule, row.paid_at, row.cutoff_ist ?? DEFAULT_DAILY_CUTOFF_IST).cutoff;
+  const plan = captureWindowPlan({ createdS, nowMs: Math.floor(Number(row.now_ms)), cutoffMs: cutoff.getTime(), ...knobs });
+  if (plan.kind === 'pass') return stopWaiting(null);
+  // Marked: the window applies this order's payment while its payout is still pending (its once-more look).
+  await db.query('UPDATE payouts SET capture_window_since = COALESCE(capture_window_since, now()) WHERE id = $1', [row.payout_id]);
+  return { kind: 'await_window', ms: plan.ms };
+}
+
+/** Where the order's capture stands; takes the next pass when it is this payout's to run. `byWindow`:
+ * the run can wait for a window (runs recorded before it cannot). */
+export async function captureListingStep(db: Db, orderId: string, knobs: ListingKnobs, opts: { byWindow?: boolean } = {}): Promise<CaptureListingStep> {
   const row = (await db.query<CaptureRow>(CAPTURE_SQL, [orderId, knobs.lookbackSeconds])).rows[0];
   if (!row) return { kind: 'settled', why: 'not_needed' };
   if (row.confirmed) return { kind: 'settled', why: 'confirmed' };
+  if (opts.byWindow && row.payment_id && row.created_s !== null) {
+    const byWindow = await windowStep(db, orderId, Number(row.created_s), knobs.window);
+    if (byWindow) return byWindow;
+  }
   if (!row.payment_id || !row.recorded_at || row.created_s === null || row.stale) return { kind: 'settled', why: 'fetch' };
   const createdS = Number(row.created_s);
   const covering = (await db.query<{ id: string; finished: boolean; lease_ms_left: number }>(COVERING_PASS_SQL, [row.recorded_at, createdS])).rows[0];
@@ -115,8 +177,8 @@ export async function captureListingStep(db: Db, orderId: string, knobs: Listing
     // A pass is evidence for a day at most (the lookback is minutes): the table stays a day's size.
     await tx.query(`DELETE FROM provider_listing_passes WHERE kind = 'payments' AND started_at < now() - interval '1 day'`);
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO provider_listing_passes (kind, lease_until, listed_from_s) VALUES ('payments', now() + $1 * interval '1 millisecond', $2) RETURNING id`,
-      [knobs.leaseMs, listedFrom]);
+      `INSERT INTO provider_listing_passes (kind, lease_until, listed_from_s, run_for) VALUES ('payments', now() + $1 * interval '1 millisecond', $2, $3) RETURNING id`,
+      [knobs.leaseMs, listedFrom, orderId]);
     return { kind: 'list', passId: Number(rows[0]!.id) } as const;
   });
 }
@@ -143,7 +205,7 @@ export async function listNextPage(db: Db, gateway: Gateway, passId: number, lea
     const page = await gateway.paymentsPage({ fromSec: Number(pass.listed_from_s), skip: pass.pages * PROVIDER_LIST_PAGE });
     summary.pages += 1;
     summary.items += page.size;
-    summary.confirmed += await confirmListed(db, page.items);
+    summary.confirmed += await confirmListedCaptures(db, page.items, 'listing');
     last = page.size < PROVIDER_LIST_PAGE;
   } catch (err) {
     logger.warn({ err, passId }, 'listing payments failed; the captures this pass covers are asked for one by one');
@@ -157,16 +219,4 @@ export async function listNextPage(db: Db, gateway: Gateway, passId: number, lea
       WHERE id = $1 AND finished_at IS NULL AND pages = $7`,
     [passId, summary.pages, summary.items, summary.confirmed, summary.error, last, pass.pages, leaseMs]);
   return { ...summary, done: last };
-}
-
-/** Confirms the page's payments that match the capture we recorded on them, exactly. */
-async function confirmListed(db: Db, payments: Array<Parameters<typeof captureMismatches>[1]>): Promise<number> {
-  if (payments.length === 0) return 0;
-  const listed = new Map(payments.map((p) => [p.id, p]));
-  const recorded = await capturesToConfirmAmong(db, [...listed.keys()]);
-  const confirmed = recorded.filter((r) => captureMismatches(r, listed.get(r.paymentId!)!).length === 0).map((r) => r.paymentId!);
-  if (confirmed.length === 0) return 0;
-  const { rowCount } = await db.query(
-    `UPDATE payments SET capture_confirmed_at = now(), capture_confirmed_by = 'listing' WHERE id = ANY($1::text[]) AND capture_confirmed_at IS NULL`, [confirmed]);
-  return rowCount ?? 0;
 }

@@ -23,7 +23,8 @@ interface ActiveRule {
 export class FaultInjector {
   private rules: ActiveRule[] = [];
   private counts: Record<string, number> = {};
-  /** Calls by `endpoint path` (without the query): whose entity each read asked about (bench:day). */
+  /** Calls by `endpoint path` with the query's parameter names, not their values: whose entity each
+   * read asked about, and which kind of listing (`?count&from&skip` or `?count&from&skip&to`: bench:day). */
   private paths = new Map<string, number>();
   /** Faults applied, by `endpoint:kind` (what fired, not what was planned). */
   private fired: Record<string, number> = {};
@@ -66,7 +67,9 @@ export class FaultInjector {
   /** Counts one call of `endpoint` (at `path`) and returns the fault to apply to it, if any. */
   onCall(endpoint: Exclude<FaultEndpoint, '*'>, path = ''): FaultKind | null {
     this.counts[endpoint] = (this.counts[endpoint] ?? 0) + 1;
-    const key = `${endpoint} ${path.split('?')[0]}`;
+    const [pathname, query] = path.split('?');
+    const names = query ? [...new Set([...new URLSearchParams(query).keys()])].sort().join('&') : '';
+    const key = `${endpoint} ${pathname}${names ? `?${names}` : ''}`;
     this.paths.set(key, (this.paths.get(key) ?? 0) + 1);
     let chosen: FaultKind | null = null;
     for (const active of this.rules) {

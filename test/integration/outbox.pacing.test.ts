@@ -65,7 +65,7 @@ describe('outbox: starts paced to the provider budget', () => {
     const { orderId: failedOrder } = await seedPaidOrder(db, { linkedAccountId: 'acc_Pacing00000003' });
     await db.query(`INSERT INTO payouts_outbox (kind, order_id, next_attempt_at) VALUES ('start_payout', $1, now() + interval '1 hour'), ('start_payout', $2, now() + interval '1 hour')`, [queuedOrder, failedOrder]);
     await db.query(`UPDATE payouts_outbox SET attempts = 2 WHERE order_id = $1`, [failedOrder]);
-    const { rows } = await db.query<{ order_id: string }>(SWEEP_CANDIDATES_SQL, [null, null, 10_000]);
+    const { rows } = await db.query<{ order_id: string }>(SWEEP_CANDIDATES_SQL, [null, null, 10_000, 0]);
     const swept = rows.map((r) => r.order_id);
     expect(swept).not.toContain(queuedOrder);
     expect(swept).toContain(failedOrder);

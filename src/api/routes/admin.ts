@@ -6,7 +6,7 @@ import { AppError } from '../../appError';
 import { bankDetailsSchema, validateBankDetails } from '../../banking/details';
 import { keyringFromConfig } from '../../banking/keyring';
 import { readMaskedBankDetails, setBankDetails } from '../../banking/repository';
-import { PAYOUT_SCHEDULES } from '../../domain/batchWindow';
+import { DEFAULT_DAILY_CUTOFF_IST, PAYOUT_SCHEDULES } from '../../domain/batchWindow';
 import { csvSafe } from '../../domain/schemas';
 import { SETTLEMENT_MODES } from '../../domain/routing';
 import type { MoneyInDeps } from '../../moneyin/deps';
@@ -35,7 +35,7 @@ const pairBody = z.object({
   /** per_order: one transfer per order; hourly / daily: one transfer per window (issue 22). */
   payoutSchedule: z.enum(PAYOUT_SCHEDULES).default('per_order'),
   /** The daily window's cutoff, IST (HH:MM). */
-  payoutCutoffIst: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59 (IST)').default('18:00'),
+  payoutCutoffIst: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59 (IST)').default(DEFAULT_DAILY_CUTOFF_IST),
 }).strict();
 
 export async function adminRoutes(app: FastifyInstance, deps: MoneyInDeps): Promise<void> {

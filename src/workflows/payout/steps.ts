@@ -46,19 +46,28 @@ const RUN_PATCHES = ['payout-local-db-steps', 'payout-provider-budget', 'payout-
 /** Captures confirmed from the listing before the claim (issue 37): its marker stands for it and every
  * patch above. Runs recorded with PATCHES_UP_FRONT alone, or before it, never list. */
 const CAPTURE_LISTING = 'payout-capture-listing';
-type RunPatch = (typeof RUN_PATCHES)[number] | typeof CAPTURE_LISTING;
+/** A batched order's capture may wait for the once-more look's window (issue 37, the `daily` goal):
+ * its marker stands for it, CAPTURE_LISTING and every patch above. */
+const CAPTURE_BY_WINDOW = 'payout-capture-by-window';
+type UpFrontOnly = typeof CAPTURE_LISTING | typeof CAPTURE_BY_WINDOW;
+type RunPatch = (typeof RUN_PATCHES)[number] | UpFrontOnly;
 export type RunPatches = Record<RunPatch, boolean>;
 
 /** Call first in a run, before any activity. */
 export function patchesUpFront(): RunPatches | null {
-  const listing = patched(CAPTURE_LISTING);
+  const byWindow = patched(CAPTURE_BY_WINDOW);
+  const listing = byWindow || patched(CAPTURE_LISTING);
   if (!listing && !patched(PATCHES_UP_FRONT)) return null;
-  return { ...(Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as Record<(typeof RUN_PATCHES)[number], boolean>), [CAPTURE_LISTING]: listing };
+  return {
+    ...(Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as Record<(typeof RUN_PATCHES)[number], boolean>),
+    [CAPTURE_LISTING]: listing, [CAPTURE_BY_WINDOW]: byWindow,
+  };
 }
 
 /** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands; the
  * patches that exist only up front are false there. */
-const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFront ? upFront[id] : id !== CAPTURE_LISTING && patched(id));
+const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean =>
+  (upFront ? upFront[id] : id !== CAPTURE_LISTING && id !== CAPTURE_BY_WINDOW && patched(id));
 
 /** How many times a run asks about its capture's listing before leaving it to the send's own fetch
  * (~30 s of a pass in flight: its pages wait for read-budget slots, and a payout that gave up would
@@ -67,6 +76,9 @@ const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean => (upFron
 const LISTING_ROUNDS = 30;
 const LISTING_WAIT_MIN_MS = 100;
 const LISTING_WAIT_MAX_MS = 10_000;
+/** How many times a batched order's run asks again while it waits for its window (the activity ends
+ * the wait by the window's listing, the batch's cutoff or a late sweep: this only bounds a bug). */
+const WINDOW_ROUNDS = 100;
 
 /** The database steps the state machine takes. */
 export type PayoutDbCalls = Pick<PayoutCalls, 'readPayout' | 'claimPayout' | 'recordTransferOutcome'>;
@@ -299,8 +311,24 @@ async function sendClaimedTransfer(ctx: PayoutContext, claimed: PayoutView): Pro
  * other payouts due, this run running the pass when it is its turn. Whatever the listing cannot
  * settle is left to the send's (or the join's) own fetch of the payment. */
 async function awaitCaptureListed(ctx: PayoutContext): Promise<void> {
+  const byWindow = isPatched(ctx.upFront, CAPTURE_BY_WINDOW);
+  let windowRounds = 0;
   for (let round = 0; round < LISTING_ROUNDS; round++) {
-    const step = await localDb.awaitCaptureListing(ctx.key);
+    const step = byWindow && windowRounds < WINDOW_ROUNDS
+      ? await localDb.awaitCaptureListing(ctx.key, { byWindow: true })
+      : await localDb.awaitCaptureListing(ctx.key);
+    if (step.kind === 'await_window') {
+      // A batched order's capture, confirmed by the window that lists its payment before the cutoff:
+      // these waits are not listing rounds.
+      if (windowRounds === 0) {
+        ctx.run.note('capture', 'waiting for the once-more look\'s window to list the payment');
+        ctx.run.explain('capture_window');
+      }
+      windowRounds += 1;
+      round -= 1;
+      await sleep(step.ms);
+      continue;
+    }
     if (step.kind === 'settled') {
       ctx.captureListing = step.why;
       if (step.why !== 'not_needed') ctx.run.note('capture', step.why === 'confirmed' ? 'confirmed from the payment listing' : 'left to a fetch of the payment alone');

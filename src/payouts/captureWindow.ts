@@ -1,0 +1,40 @@
+/** Whether a batched order's capture waits for the once-more look's listing window (issue 37, the
+ * `daily` goal). Each run of the missed-webhook sweep (every `sweepEveryMs`) lists the windows up to
+ * `recheckMs` ago, so the payment's creation second is listed about recheck + one sweep after it.
+ * When that comes a sweep before the batch's cutoff, the order waits for it (its batch pays at the
+ * cutoff anyway) and costs no capture read of its own; otherwise, or once the sweep is two runs late,
+ * it takes a capture listing pass as a per-order payout does. Pure. */
+
+export interface CaptureWindowInput {
+  /** When Razorpay made the payment (Unix seconds). */
+  createdS: number;
+  nowMs: number;
+  /** The cutoff of the batch the order joins (epoch ms). */
+  cutoffMs: number;
+  recheckMs: number;
+  sweepEveryMs: number;
+}
+
+export type CaptureWindowPlan =
+  /** Wait this long, then ask again. */
+  | { kind: 'await'; ms: number }
+  /** Too close to the cutoff, or the sweep is late: a capture listing pass. */
+  | { kind: 'pass'; why: 'cutoff' | 'sweep_late' };
+
+/** How often a run that waits past the window's expected listing asks again. */
+export const WINDOW_POLL_MIN_MS = 5_000;
+
+export function captureWindowPlan(i: CaptureWindowInput): CaptureWindowPlan {
+  const expectedMs = i.createdS * 1000 + i.recheckMs + i.sweepEveryMs;
+  const lastUsefulMs = i.cutoffMs - i.sweepEveryMs;
+  if (expectedMs > lastUsefulMs || i.nowMs > lastUsefulMs) return { kind: 'pass', why: 'cutoff' };
+  if (i.nowMs > expectedMs + 2 * i.sweepEveryMs) return { kind: 'pass', why: 'sweep_late' };
+  if (i.nowMs < expectedMs) return { kind: 'await', ms: expectedMs - i.nowMs };
+  return { kind: 'await', ms: Math.max(WINDOW_POLL_MIN_MS, Math.floor(i.sweepEveryMs / 10)) };
+}
+
+/** The longest a payout waits for its window (the expected listing and the two late sweeps
+ * captureWindowPlan allows), measured from its first wait: the payout sweep leaves it alone so long. */
+export function captureWindowWaitMs(knobs: { LATE_CAPTURE_RECHECK_MS: number; MISSED_WEBHOOK_SWEEP_EVERY_MS: number }): number {
+  return knobs.LATE_CAPTURE_RECHECK_MS + 3 * knobs.MISSED_WEBHOOK_SWEEP_EVERY_MS;
+}
