@@ -70,6 +70,7 @@ async function main(): Promise<void> {
       // The sweeps' cadence as the bench runs them: a batched order's capture waits for the once-more
       // look's window by it (payouts/captureWindow.ts).
       MISSED_WEBHOOK_SWEEP_EVERY_MS: String(settings.DAY_SWEEP_EVERY_S * 1000),
+      CAPTURE_BY_WINDOW: process.env.CAPTURE_BY_WINDOW ?? 'off',
     };
     const api = appChild('api', env);
     const worker = appChild('worker', env);
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     const gatewayOrders = await createGatewayOrders(world, orders);
     log(`setup (${since()}): ${n.toLocaleString('en-IN')} orders on ${pairs.length} pairs (${countBy(pairs, (p) => p.schedule)}), methods ${countBy(orders, (o) => o.method)}; `
       + `app budget writes ${settings.RAZORPAY_WRITE_RPS}/s reads ${settings.RAZORPAY_READ_RPS}/s, sandbox limit writes ${settings.BENCH_SANDBOX_WRITE_RPS}/s reads ${settings.BENCH_SANDBOX_READ_RPS}/s; `
-      + `capture listing every ${process.env.CAPTURE_LISTING_GATHER_MS ?? world.base.CAPTURE_LISTING_GATHER_MS} ms at most (CAPTURE_LISTING_GATHER_MS), once-more look after ${settings.DAY_RECHECK_MS} ms; hourly and daily batches closed by ops at the end; load ${loadAverage()}`);
+      + `capture listing every ${process.env.CAPTURE_LISTING_GATHER_MS ?? world.base.CAPTURE_LISTING_GATHER_MS} ms at most (CAPTURE_LISTING_GATHER_MS), once-more look after ${settings.DAY_RECHECK_MS} ms; batched captures by window ${env.CAPTURE_BY_WINDOW} (CAPTURE_BY_WINDOW); hourly and daily batches closed by ops at the end; load ${loadAverage()}`);
 
     // From here Razorpay's own webhooks for the online orders' payments are not delivered: the bench
     // posts each capture itself (the measured webhook). The transfers' webhooks are delivered.

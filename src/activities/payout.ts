@@ -212,7 +212,7 @@ export function createPayoutActivities({ db, gateway, config }: { db: Db; gatewa
      * and waits on a durable timer when this answers `wait`: a local activity that waited here would
      * hold a workflow-task slot, and the pass's own pages need those slots to go on. */
     async awaitCaptureListing(orderId: string, opts: { byWindow?: boolean } = {}): Promise<CaptureListingStep> {
-      return captureListingStep(db, orderId, listing, opts);
+      return captureListingStep(db, orderId, listing, { byWindow: !!opts.byWindow && config.CAPTURE_BY_WINDOW === 'on' });
     },
 
     /** A listing pass's next page, on the reads budget: one provider call (up to 100 payments). */

@@ -46,6 +46,11 @@ export const razorpayKnobs = {
   /** Captures are confirmed from the payment listing (src/payouts/captureListing.ts): a new listing
    * pass starts no sooner than this after the previous one, so the payouts due meanwhile share it. */
   CAPTURE_LISTING_GATHER_MS: duration.default(3_000),
+  /** `on`: a batched order's capture waits for the once-more look's listing window instead of a pass
+   * (src/payouts/captureWindow.ts). Off by default: at 10,000 orders (bench:day) it left 724 orders
+   * to the once-more look's per-order ask (their payouts undecided when their window was listed) and
+   * cost more calls than it saved; see docs/performance.md. */
+  CAPTURE_BY_WINDOW: z.enum(['on', 'off']).default('off'),
   /** A capture recorded longer ago than this (or authorised this long before) is asked for alone: a
    * listing pass never reaches further back. */
   CAPTURE_LISTING_LOOKBACK_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),

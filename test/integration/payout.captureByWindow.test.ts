@@ -31,7 +31,7 @@ describe('payouts: a batched order\'s capture confirmed by the once-more look\'s
     ({ stack, h, linkedAccountId } = await startPayoutStackWithPair({
       name: 'capture-by-window', employerId: EMPLOYER, vendorId: VENDOR,
       // The once-more look a second after the payment; the sweep, run by the test below, every 2 s.
-      env: { LATE_CAPTURE_RECHECK_MS: '1000', MISSED_WEBHOOK_SWEEP_EVERY_MS: '2000', PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
+      env: { CAPTURE_BY_WINDOW: 'on', LATE_CAPTURE_RECHECK_MS: '1000', MISSED_WEBHOOK_SWEEP_EVERY_MS: '2000', PAYOUT_RETRY_BACKOFF_MS: '300', PAYOUT_RETRY_BACKOFF_MAX_MS: '600', PAYOUT_SETTLEMENT_POLL_MS: '1000', PAYOUT_HUMAN_RECHECK_MS: '60000' },
     }));
     db = stack.db;
     // Daily, its cutoff an hour ago (IST): the day's batch closes ~23 h from now, not during the test.
