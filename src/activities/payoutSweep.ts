@@ -19,7 +19,7 @@ import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import { readBalanceWall } from '../payouts/balanceWall';
 import { markProviderMayKnow, transfersPaused } from '../payouts/repository';
 import { wakePayoutWorkflow } from '../payouts/temporalStarter';
-import { captureWindowWaitMs } from '../payouts/captureWindow';
+import { captureWindowWaitMs, waitingForWindowSql } from '../payouts/captureWindow';
 import { startBatchRun } from '../payouts/batchStarter';
 import { closePayoutBatch, recordEarlierRunBatch } from '../payouts/batches';
 
@@ -47,7 +47,7 @@ SELECT subject_id AS order_id, batch_id,
          WHERE status IN ('pending', 'failed', 'processing', 'accepted')
            -- A start still queued in the outbox (never tried and failed) is the paced drainer's.
            AND NOT EXISTS (SELECT 1 FROM payouts_outbox o WHERE o.order_id = payouts.order_id AND o.attempts = 0)
-           AND NOT (status = 'pending' AND capture_window_since IS NOT NULL
+           AND NOT (${waitingForWindowSql('payouts')}
                     AND capture_window_since > now() - make_interval(secs => COALESCE($4::double precision, 0) / 1000))
            AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid))
          ORDER BY created_at, id

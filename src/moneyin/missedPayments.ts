@@ -27,6 +27,7 @@ import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 import { applyPaymentSnapshot } from './paymentSnapshots';
+import { waitingForWindowSql } from '../payouts/captureWindow';
 import { paymentEntitySchema } from './webhookEnvelope';
 
 /** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
@@ -49,8 +50,8 @@ export const payoutDecidedSql = (alias: string): string =>
  * to confirm its capture before joining its batch (payouts/captureListing.ts, not after a restore):
  * for it the window is its once-more look, as a webhook could have come while it was pending. */
 export const windowAppliesSql = (alias: string): string =>
-  `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND pw.status = 'pending'
-     AND pw.capture_window_since IS NOT NULL AND pw.provider_may_know_since IS NULL))`;
+  `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND ${waitingForWindowSql('pw')}
+     AND pw.provider_may_know_since IS NULL))`;
 
 /** A paid online order (`orders` as `alias`) not looked at once more since its payment. */
 export const awaitingRecheckSql = (alias: string): string =>

@@ -7,7 +7,8 @@
  * gap (`provider_listing_passes` kind `payments_recheck`). Each listed payment of a paid online order
  * whose payout has decided is applied as the per-order look applied it (the same snapshot path as a
  * webhook), and the order is stamped looked at. A window also confirms the captures it shows exactly
- * as recorded: a batched order waits for its window instead of a capture listing pass of its own.
+ * as recorded; with CAPTURE_BY_WINDOW=on a batched order waits for its window instead of a capture
+ * listing pass of its own (payouts/captureWindow.ts).
  *
  * A paid order the windows do not cover — paid on a payment made before the first window, or whose
  * payout had not decided when its window was listed — is still asked alone by the per-order look

@@ -12,6 +12,7 @@ import type { Config } from '../config/config';
 import type { Db, Tx } from '../db/pool';
 import { formatRupees } from '../domain/money';
 import { readBalanceWall, type BalanceWall } from './balanceWall';
+import { waitingForWindowSql } from './captureWindow';
 
 export interface PayoutBacklog {
   write: { due: number; claimed: number; inFlight: number };
@@ -46,7 +47,7 @@ export function backlogEtaSeconds(b: PayoutBacklog, writeRps: number): number {
  * the sweep's balance probe share: counted, such payouts held the drainer's starts back (bench:day at
  * 10,000 orders: 935 orders asked alone by the once-more look, their payouts not started in time). */
 export const DUE_FOR_SEND_SQL = `p.status IN ('pending', 'failed') AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now())
-  AND NOT (p.status = 'pending' AND p.capture_window_since IS NOT NULL)`;
+  AND NOT ${waitingForWindowSql('p')}`;
 
 export const PAYOUT_BACKLOG_SQL = `
 SELECT count(*) FILTER (WHERE ${DUE_FOR_SEND_SQL})::int AS write_due,

@@ -38,3 +38,8 @@ export function captureWindowPlan(i: CaptureWindowInput): CaptureWindowPlan {
 export function captureWindowWaitMs(knobs: { LATE_CAPTURE_RECHECK_MS: number; MISSED_WEBHOOK_SWEEP_EVERY_MS: number }): number {
   return knobs.LATE_CAPTURE_RECHECK_MS + 3 * knobs.MISSED_WEBHOOK_SWEEP_EVERY_MS;
 }
+
+/** A payout (`payouts` as `alias`) waiting for its window now: pending with its mark (captureListing.ts
+ * sets it when the wait begins and clears it when the payout goes to a pass). The one predicate the
+ * once-more look, the send backlog and the payout sweep read it by. */
+export const waitingForWindowSql = (alias: string): string => `(${alias}.status = 'pending' AND ${alias}.capture_window_since IS NOT NULL)`;
