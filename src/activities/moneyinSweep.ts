@@ -22,9 +22,10 @@ export function createMoneyInSweepActivities(deps: ActivityDeps) {
     async listGatewayOrdersAwaitingPayment(input: { olderThanMs: number | null; limit: number }): Promise<AwaitingPayment[]> {
       return gatewayOrdersAwaitingPayment(deps.db, { olderThanMs: ageOr(input.olderThanMs), expiryMs, limit: input.limit });
     },
-    /** The once-more look's next page of payments (one listing call: on the reads budget's queue). */
-    async recheckPaymentsPage(): Promise<RecheckPage> {
-      return recheckNextPage(moneyIn);
+    /** The once-more look's next page of payments (one listing call: on the reads budget's queue), of
+     * the windows due by `untilMs` (when the run began listing; runs recorded before it pass nothing). */
+    async recheckPaymentsPage(input?: { untilMs?: number }): Promise<RecheckPage> {
+      return recheckNextPage(moneyIn, input?.untilMs ?? null);
     },
     async listEndedOrdersAwaitingLateCapture(input: { limit: number }): Promise<AwaitingPayment[]> {
       return endedOrdersAwaitingLateCapture(deps.db, input.limit, deps.config.LATE_CAPTURE_RECHECK_MS);

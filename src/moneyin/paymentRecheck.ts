@@ -40,8 +40,8 @@ export interface RecheckPage {
 
 interface OpenWindow { id: string; listed_from_s: string; listed_to_s: string; pages: number; items: number; confirmed: number }
 
-/** The window left open, else the next one when it is due (opened here), else null. */
-async function openWindow(deps: MoneyInDeps, recheckS: number): Promise<OpenWindow | null> {
+/** The window left open, else the next one when it is due by `untilMs` (opened here), else null. */
+async function openWindow(deps: MoneyInDeps, recheckS: number, untilMs: number | null): Promise<OpenWindow | null> {
   return inTransaction(deps.db, async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [RECHECK_LOCK]);
     const open = (await tx.query<OpenWindow>(
@@ -52,7 +52,7 @@ async function openWindow(deps: MoneyInDeps, recheckS: number): Promise<OpenWind
     // look keeps anything older), or, with none, a window's width before the recheck's edge.
     const { rows } = await tx.query<OpenWindow>(
       `WITH cursor AS (${RECHECK_CURSOR_SQL}),
-            edge AS (SELECT floor(extract(epoch FROM now()))::bigint - $1 AS s),
+            edge AS (SELECT LEAST(floor(extract(epoch FROM now()))::bigint, floor($4::bigint / 1000)::bigint) - $1 AS s),
             oldest AS (
               SELECT min(${paymentCreatedSecondsSql('pay')}) AS s FROM orders o JOIN payments pay ON pay.id = o.paid_payment_id
                WHERE ${awaitingRecheckSql('o')} AND o.paid_at > now() - make_interval(secs => $3::double precision / 1000)),
@@ -61,14 +61,16 @@ async function openWindow(deps: MoneyInDeps, recheckS: number): Promise<OpenWind
        SELECT 'payments_recheck', now(), next.from_s, LEAST(next.from_s + $2 - 1, edge.s) FROM next, edge
         WHERE LEAST(next.from_s + $2 - 1, edge.s) >= next.from_s
        RETURNING id, listed_from_s, listed_to_s, pages, items, confirmed`,
-      [recheckS, RECHECK_WINDOW_S, LATE_CAPTURE_WATCH_MS]);
+      [recheckS, RECHECK_WINDOW_S, LATE_CAPTURE_WATCH_MS, untilMs ?? Number.MAX_SAFE_INTEGER]);
     return rows[0] ?? null;
   });
 }
 
-/** The next page of the due window: one provider call on the reads budget (the caller's queue). */
-export async function recheckNextPage(deps: MoneyInDeps): Promise<RecheckPage> {
-  const window = await openWindow(deps, Math.ceil(deps.config.LATE_CAPTURE_RECHECK_MS / 1000));
+/** The next page of the due window: one provider call on the reads budget (the caller's queue). A
+ * sweep run passes when it began as `untilMs`, so it lists the windows due then and stops: without it
+ * each run ended chasing the moving edge with windows of a second or two, a call each. */
+export async function recheckNextPage(deps: MoneyInDeps, untilMs: number | null = null): Promise<RecheckPage> {
+  const window = await openWindow(deps, Math.ceil(deps.config.LATE_CAPTURE_RECHECK_MS / 1000), untilMs);
   if (!window) return { windowId: null, applied: 0, done: true };
   const windowId = Number(window.id);
   let page: { items: RzpPayment[]; size: number };

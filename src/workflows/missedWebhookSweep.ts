@@ -93,14 +93,16 @@ async function askAbout(gatewayRead: SweepCalls, waiting: AwaitingPayment[], res
   }
 }
 
-/** The once-more look's listing windows, a page per call, until nothing more is due or the run's
- * pages are spent; a failed call is counted and the next run lists again. */
+/** The once-more look's listing windows due when the listing began, a page per call, until nothing
+ * more is due or the run's pages are spent; a failed call is counted and the next run lists again.
+ * (The time is an activity argument: a run recorded without it replays the same commands.) */
 async function recheckByListing(gatewayRead: SweepCalls, result: MissedWebhookSweepResult): Promise<void> {
   result.recheckPages = 0;
   result.recheckApplied = 0;
+  const untilMs = Date.now();
   for (let i = 0; i < RECHECK_PAGES_PER_RUN; i++) {
     try {
-      const page = await gatewayRead.recheckPaymentsPage();
+      const page = await gatewayRead.recheckPaymentsPage({ untilMs });
       if (page.windowId !== null && !page.error) result.recheckPages += 1;
       result.recheckApplied += page.applied;
       if (page.done) return;

@@ -99,7 +99,7 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
     await h.sandbox.control.setWebhookDelivery(false);
     try {
       const payment = await h.sandbox.control.payOrder(gatewayOrderId);
-      const result = await sweep({}, 'missed-webhook-sweep-v4');
+      const result = await sweep({}, 'missed-webhook-sweep-v5');
       expect(result.endedOrdersChecked).toBeGreaterThanOrEqual(1);
       // What asks Razorpay runs on the provider budget's reads queue; the database listings stay (issue 22).
       const reads = [providerTaskQueue(temporal.taskQueue, 'reads')];
@@ -141,5 +141,26 @@ describe('money in: the missed-webhook sweep is fair and bounded', () => {
     } finally {
       await h.sandbox.control.setWebhookDelivery(true);
     }
+  });
+
+  test('when the once-more look\'s listing takes a while, then a sweep run lists the windows due when it began, one window a run, not another second or two chasing the moving edge', async () => {
+    // Issue 37: bench:day saw 160 window calls where ~90 pages do, each run ending with 1-2 s windows.
+    await sweep(); // caught up to now
+    await new Promise((r) => setTimeout(r, 1_100));
+    await h.sandbox.control.injectFault({ endpoint: 'payments.list', fault: { kind: 'latency', ms: 1_500 }, calls: [1] });
+    const before = await h.sandbox.control.callCounts();
+    const windowsBefore = (await h.db.query(`SELECT coalesce(max(id), 0)::int AS id FROM provider_listing_passes WHERE kind = 'payments_recheck'`)).rows[0].id as number;
+    const run = await sweep();
+    const after = await h.sandbox.control.callCounts();
+    const opened = (await h.db.query(`SELECT listed_from_s::bigint AS from_s, listed_to_s::bigint AS to_s FROM provider_listing_passes
+       WHERE kind = 'payments_recheck' AND id > $1 ORDER BY id`, [windowsBefore])).rows;
+    expect(opened).toHaveLength(1);
+    expect(run.recheckPages).toBe(1);
+    expect((after['payments.list'] ?? 0) - (before['payments.list'] ?? 0)).toBe(1);
+    // The next run starts where this one ended: no second is left out.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await sweep();
+    const next = (await h.db.query(`SELECT listed_from_s::bigint AS from_s FROM provider_listing_passes WHERE kind = 'payments_recheck' AND id > $1 ORDER BY id`, [windowsBefore])).rows[1];
+    expect(Number(next.from_s)).toBe(Number(opened[0].to_s) + 1);
   });
 });
