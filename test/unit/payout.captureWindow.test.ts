@@ -14,9 +14,18 @@ describe('a batched order\'s capture and the once-more look\'s window', () => {
       .toEqual({ kind: 'await', ms: HOUR + 10 * MIN - 5_000 });
   });
 
-  test('when the window is due but not listed yet, then it asks again every tenth of a sweep (5 s at least)', () => {
-    expect(captureWindowPlan({ createdS, nowMs: created + HOUR + 11 * MIN, cutoffMs: created + 8 * HOUR, ...production })).toEqual({ kind: 'await', ms: MIN });
+  test('when the window is due but not listed yet, then it asks again every half sweep (5 s at least), the last ask just past the two late runs', () => {
+    expect(captureWindowPlan({ createdS, nowMs: created + HOUR + 11 * MIN, cutoffMs: created + 8 * HOUR, ...production })).toEqual({ kind: 'await', ms: 5 * MIN });
+    expect(captureWindowPlan({ createdS, nowMs: created + HOUR + 28 * MIN, cutoffMs: created + 8 * HOUR, ...production })).toEqual({ kind: 'await', ms: 2 * MIN + 1 });
     expect(captureWindowPlan({ createdS, nowMs: created + 8_000, cutoffMs: created + HOUR, recheckMs: 3_000, sweepEveryMs: 3_000 })).toEqual({ kind: 'await', ms: WINDOW_POLL_MIN_MS });
+    // From the expected listing to the late limit: five asks at most, not twenty.
+    let asks = 0;
+    for (let now = created + HOUR + 10 * MIN; ; asks++) {
+      const plan = captureWindowPlan({ createdS, nowMs: now, cutoffMs: created + 8 * HOUR, ...production });
+      if (plan.kind === 'pass') break;
+      now += plan.ms;
+    }
+    expect(asks).toBeLessThanOrEqual(5);
   });
 
   test('when the window would come less than a sweep before the cutoff, then a capture pass (the order keeps its batch)', () => {
