@@ -47,9 +47,9 @@ export const razorpayKnobs = {
    * pass starts no sooner than this after the previous one, so the payouts due meanwhile share it. */
   CAPTURE_LISTING_GATHER_MS: duration.default(3_000),
   /** `on`: a batched order's capture waits for the once-more look's listing window instead of a pass
-   * (src/payouts/captureWindow.ts). Off by default: at 10,000 orders (bench:day) it left 724 orders
-   * to the once-more look's per-order ask (their payouts undecided when their window was listed) and
-   * cost more calls than it saved; see docs/performance.md. */
+   * (src/payouts/captureWindow.ts). Off by default: in bench:day the per-order payouts' passes list
+   * every payment anyway, so it moved the passes' cost between classes rather than cutting it (at
+   * 3,000 orders 111 listing calls on, 98 off); see docs/performance.md. */
   CAPTURE_BY_WINDOW: z.enum(['on', 'off']).default('off'),
   /** A capture recorded longer ago than this (or authorised this long before) is asked for alone: a
    * listing pass never reaches further back. */
