@@ -10,6 +10,10 @@ import { Client } from 'pg';
 
 export interface DbSnapshot { schema: string; tables: string[]; sequences: Array<{ name: string; lastValue: string | null }>; takenAt: Date }
 
+/** How long the restore waits for a session queued behind a lock to end (it ends at once: a lock wait
+ * answers a termination immediately). */
+const LOCK_WAITER_EXIT_MS = 5_000;
+
 const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -59,7 +63,12 @@ export async function restoreDatabase(url: string, snap: DbSnapshot, opts: { exc
     const admin = () => { const u = new URL(url); u.pathname = '/postgres'; return u.toString(); };
     const allowConnections = (allow: boolean) => withClient(admin(), async (c) => {
       await c.query(`ALTER DATABASE ${quoted(db)} ALLOW_CONNECTIONS ${allow}`);
-      if (!allow) await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [db, pid]);
+      if (allow) return;
+      // Sessions queued behind a lock are ended first, and gone, before the sessions that hold locks:
+      // ended after a holder, a query waiting on it would run on the rows about to be replaced and
+      // answer as if the restore had come after it (a server stopped for a restore runs nothing more).
+      await c.query(`SELECT pg_terminate_backend(pid, ${LOCK_WAITER_EXIT_MS}) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2 AND wait_event_type = 'Lock'`, [db, pid]);
+      await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [db, pid]);
     });
     if (opts.exclusive) await allowConnections(false);
     try {
