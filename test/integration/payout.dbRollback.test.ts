@@ -16,7 +16,7 @@ import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSwe
 import { payoutSweepWorkflow } from '../../src/workflows/payoutSweep';
 import { restoreDatabase, snapshotDatabase } from '../../src/devstack/dbRollback';
 import { http, uniqueRef, type MoneyInHarness } from './moneyinHarness';
-import { attemptOutcomes, eventually, payoutRow, recordHistory } from './payoutSeed';
+import { attemptOutcomes, eventually, explainingRun, payoutRow, recordHistory } from './payoutSeed';
 import { setTransfersPaused } from '../../src/payouts/killSwitch';
 import { opsApi, PAIR_ORDER, PAIR_ORDER_NET_PAISE, startPayoutStackWithPair, type PayoutStack } from './payoutStack';
 
@@ -63,14 +63,24 @@ describe('payouts: the database restored to an earlier point', () => {
     return { orderId: placed.body.order.orderId, gatewayOrderId: placed.body.order.gatewayOrderId };
   }
 
+  /** An order paid while transfers are paused, its payout pending, and the snapshot taken then:
+   * what the lost window starts from when the payout's first send comes after the snapshot. */
+  async function pendingAtSnapshot(tag: string, label: string) {
+    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'the payout waits, pending, for the snapshot' });
+    const { orderId, gatewayOrderId } = await placeOrder(tag);
+    const payment = await control().payOrder(gatewayOrderId);
+    await statusIs(orderId, 'pending');
+    return { orderId, payment, snap: await snapshotDatabase(stack.config.DATABASE_URL!, label) };
+  }
+
   /** After the restore: the sweeps find the capture again and wake the payout until it is final. */
   async function convergeAfterRestore(orderId: string): Promise<void> {
     await sweepMissedWebhooks();
-    await eventually(async () => {
+    await explainingRun(stack.temporal.client, payoutWorkflowId(orderId), () => eventually(async () => {
       await sweepPayouts();
       await control().processPendingTransfers();
       return payoutRow(db, orderId);
-    }, (p) => p?.status === 'settled', 45_000);
+    }, (p) => p?.status === 'settled', 45_000));
   }
 
   test('when the first key was rejected and a fresh key paid the vendor inside the lost window (its run completed), then after the restore the payout finds that transfer and nothing is sent again', async () => {
@@ -213,11 +223,7 @@ describe('payouts: the database restored to an earlier point', () => {
   test('when the vendor was paid inside the lost window and the customer is refunded from the Dashboard after the restore, while our rows say nothing was sent, then the refund asks Razorpay first, finds the transfer, and is owed back; the payout then finds that transfer and nothing is sent again', async () => {
     // Campaign finding 4 (--cluster, seed 20261207): the refund held the restored payout in review,
     // so the transfer that paid the vendor was in no row and the refund's clawback was never owed.
-    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'the payout waits, pending, for the snapshot' });
-    const { orderId, gatewayOrderId } = await placeOrder('rollback-refund-after');
-    const payment = await control().payOrder(gatewayOrderId);
-    await statusIs(orderId, 'pending');
-    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'refund_after');
+    const { orderId, payment, snap } = await pendingAtSnapshot('rollback-refund-after', 'refund_after');
     const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
 
     // The lost window: transfers resume, the vendor is paid and the run completes.
@@ -239,7 +245,7 @@ describe('payouts: the database restored to an earlier point', () => {
     expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', provider_may_know_since: expect.any(Date) });
 
     expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'after the restore' })).status).toBe(200);
-    await eventually(async () => { await sweepPayouts(); await control().processPendingTransfers(); return payoutRow(db, orderId); }, (p) => p?.status === 'settled', 45_000);
+    await explainingRun(stack.temporal.client, payoutWorkflowId(orderId), () => eventually(async () => { await sweepPayouts(); await control().processPendingTransfers(); return payoutRow(db, orderId); }, (p) => p?.status === 'settled', 45_000));
     expect(await payoutRow(db, orderId)).toMatchObject({ status: 'settled', provider_transfer_id: paid.id });
     expect(await transfersFor(orderId)).toHaveLength(1);
     expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
@@ -248,11 +254,7 @@ describe('payouts: the database restored to an earlier point', () => {
   test('when the vendor was paid and the transfer reversed from the Dashboard inside the lost window, and ops pay the restored payout offline, then the decision first asks Razorpay, is refused while our rows do not record that transfer, and once the run has recorded it (parked, reversed) it is paid offline with the reversed transfer in the ledger', async () => {
     // Campaign finding 5 (--cluster, seed 20261210): ops paid the restored (pending) row offline at
     // once, so the reversed transfer and its reversal were in no row, and recon raised both.
-    await setTransfersPaused(db, { paused: true, actor: 'test', reason: 'the payout waits, pending, for the snapshot' });
-    const { orderId, gatewayOrderId } = await placeOrder('rollback-reversed-offline');
-    await control().payOrder(gatewayOrderId);
-    await statusIs(orderId, 'pending');
-    const snap = await snapshotDatabase(stack.config.DATABASE_URL!, 'reversed_offline');
+    const { orderId, snap } = await pendingAtSnapshot('rollback-reversed-offline', 'reversed_offline');
 
     // The lost window: paid, settled, then reversed from the Dashboard (the payout parks).
     expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the lost window' })).status).toBe(200);
@@ -273,13 +275,51 @@ describe('payouts: the database restored to an earlier point', () => {
     expect([refused.status, refused.body.error.code, refused.body.error.details.transferId]).toEqual([409, 'transfer_not_recorded', paid.id]);
     expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', provider_may_know_since: expect.any(Date) });
 
-    const parked = await eventually(async () => { await sweepPayouts(); return payoutRow(db, orderId); }, (p) => p?.status === 'parked', 45_000);
+    const parked = await explainingRun(stack.temporal.client, payoutWorkflowId(orderId), () => eventually(async () => { await sweepPayouts(); return payoutRow(db, orderId); }, (p) => p?.status === 'parked', 45_000));
     expect(parked).toMatchObject({ last_code: 'TRANSFER_REVERSED', provider_transfer_id: paid.id });
     expect((await offline()).status).toBe(200);
     expect(await payoutRow(db, orderId)).toMatchObject({ status: 'offline' });
     expect(await transfersFor(orderId)).toHaveLength(1);
     const discharges = await db.query('SELECT d.instrument, d.state FROM ledger_discharges d WHERE d.payout_id = $1 ORDER BY d.id', [parked!.id]);
     expect(discharges.rows).toEqual([{ instrument: paid.id, state: 'paid' }]);
+  });
+
+  test('when a payout parked inside the lost window is restored to pending while its run still waits for ops, then the sweep\'s wake makes the run read the row at once (not at its hourly re-read): it asks Razorpay first, its send under the restored key gets Razorpay\'s stored rejection and parks again, and an ops retry pays the vendor once', async () => {
+    // CI at c02f7a9: a run that parked in the lost window heard the sweep's wake and went on waiting
+    // for a decision on a row the restore had made pending, until its human re-read (an hour by
+    // default, 60 s in this suite); the 409 for pay-offline says the sweep wakes it.
+    const { orderId, snap } = await pendingAtSnapshot('rollback-parked-run', 'parked_run');
+
+    // The lost window: the vendor's account is suspended, the send is rejected and the payout parks.
+    await control().setLinkedAccountStatus(linkedAccountId, 'suspended');
+    expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the lost window' })).status).toBe(200);
+    const parked = await statusIs(orderId, 'parked');
+    await eventually(() => run(orderId).query<{ payout: { status: string } | null }>('payoutState'), (s) => s.payout?.status === 'parked');
+    await control().setLinkedAccountStatus(linkedAccountId, 'activated');
+    const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
+
+    await restoreDatabase(stack.config.DATABASE_URL!, snap, { exclusive: true });
+    // The key the lost window's send was rejected under (a rejection gives the row a fresh one).
+    expect(await payoutRow(db, orderId)).toMatchObject({ status: 'pending', attempts: 0, idempotency_key: parked.id });
+    await setTransfersPaused(db, { paused: false, actor: 'test', reason: 'after the restore' });
+
+    // Well inside the run's re-read (60 s here): a sweep's wake is enough.
+    const again = (await explainingRun(stack.temporal.client, payoutWorkflowId(orderId), () => eventually(async () => {
+      await sweepPayouts();
+      return payoutRow(db, orderId);
+    }, (p) => p?.status === 'parked', 20_000)))!;
+    expect(again).toMatchObject({ last_code: 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT' });
+    const steps = (await run(orderId).query<{ steps: { step: string; detail: string }[] }>('payoutState')).steps.map((s) => `${s.step}: ${s.detail}`);
+    expect(steps.filter((s) => s.startsWith('resolve:') || s.startsWith('transfer:')).slice(-2)).toEqual(['resolve: nothing_found', 'transfer: rejected BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT']);
+
+    expect((await opsApi(stack)('POST', `/ops/payouts/${orderId}/retry`, { reason: 'the account is active again' })).status).toBe(200);
+    await explainingRun(stack.temporal.client, payoutWorkflowId(orderId), () => eventually(async () => {
+      await control().processPendingTransfers();
+      return payoutRow(db, orderId);
+    }, (p) => p?.status === 'settled', 20_000));
+    expect(await transfersFor(orderId)).toHaveLength(1);
+    expect(await control().linkedAccountBalance(linkedAccountId)).toBe(balanceBefore + PAIR_ORDER_NET_PAISE);
+    await recordHistory(stack.temporal.client, payoutWorkflowId(orderId), 'payout-parked-run-woken-after-restore');
   });
 
   test('when the transfer left inside the lost window and its run is still waiting for settlement, then the run follows the restored row to the same transfer and the vendor is paid once', async () => {

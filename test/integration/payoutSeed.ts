@@ -103,6 +103,35 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
   return last;
 }
 
+/** Runs `wait`; when it fails, the error says where the payout's run stood (its status, the step log
+ * its query returns, its last history events), so a convergence that timed out under CI's load can be
+ * read from the log rather than guessed at. */
+export async function explainingRun<T>(client: Client, workflowId: string, wait: () => Promise<T>): Promise<T> {
+  try {
+    return await wait();
+  } catch (err) {
+    const lines: string[] = [];
+    try {
+      const handle = client.workflow.getHandle(workflowId);
+      const d = await handle.describe();
+      lines.push(`run ${workflowId} ${d.runId}: ${d.status.name}, started ${d.startTime.toISOString()}`);
+      if (d.status.name === 'RUNNING') {
+        const state = await handle.query<{ steps: { step: string; detail: string }[] }>('payoutState');
+        for (const s of state.steps.slice(-15)) lines.push(`  step ${s.step}: ${s.detail}`);
+      }
+      const history = await handle.fetchHistory();
+      const events = history.events ?? [];
+      for (const e of events.slice(-25)) {
+        const at = e.eventTime?.seconds ? new Date(Number(e.eventTime.seconds) * 1000).toISOString() : '?';
+        lines.push(`  #${e.eventId} ${at} ${temporal.api.enums.v1.EventType[e.eventType ?? 0]}`);
+      }
+    } catch (explainErr) {
+      lines.push(`(could not explain the run: ${String(explainErr)})`);
+    }
+    throw new Error(`${(err as Error).message}\n${lines.join('\n')}`);
+  }
+}
+
 /** With PAYOUT_RECORD_HISTORIES=1, keeps the run's history as a replay fixture (test/unit/payout.replay.test.ts),
  * as the protobuf object form of @temporalio/proto. Not the SDK's historyToJSON: in this install
  * @temporalio/common carries its own protobufjs (8.x) whose protojson rejects @temporalio/proto's (7.x) types. */

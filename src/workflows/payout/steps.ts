@@ -49,25 +49,30 @@ const CAPTURE_LISTING = 'payout-capture-listing';
 /** A batched order's capture may wait for the once-more look's window (issue 37, the `daily` goal):
  * its marker stands for it, CAPTURE_LISTING and every patch above. */
 const CAPTURE_BY_WINDOW = 'payout-capture-by-window';
-type UpFrontOnly = typeof CAPTURE_LISTING | typeof CAPTURE_BY_WINDOW;
-type RunPatch = (typeof RUN_PATCHES)[number] | UpFrontOnly;
+/** A run waiting for ops (parked, review) also re-reads its row when the sweep wakes it: the sweep
+ * wakes only open rows, so a wake means the row is no longer what the run waits on (a restored
+ * database made it pending). Its marker stands for it, CAPTURE_BY_WINDOW and every patch above. */
+const HUMAN_WAIT_HEARS_WAKE = 'payout-human-wait-hears-wake';
+const UP_FRONT_ONLY = [CAPTURE_LISTING, CAPTURE_BY_WINDOW, HUMAN_WAIT_HEARS_WAKE] as const;
+type RunPatch = (typeof RUN_PATCHES)[number] | (typeof UP_FRONT_ONLY)[number];
 export type RunPatches = Record<RunPatch, boolean>;
 
 /** Call first in a run, before any activity. */
 export function patchesUpFront(): RunPatches | null {
-  const byWindow = patched(CAPTURE_BY_WINDOW);
+  const hearsWake = patched(HUMAN_WAIT_HEARS_WAKE);
+  const byWindow = hearsWake || patched(CAPTURE_BY_WINDOW);
   const listing = byWindow || patched(CAPTURE_LISTING);
   if (!listing && !patched(PATCHES_UP_FRONT)) return null;
   return {
     ...(Object.fromEntries(RUN_PATCHES.map((id) => [id, true])) as Record<(typeof RUN_PATCHES)[number], boolean>),
-    [CAPTURE_LISTING]: listing, [CAPTURE_BY_WINDOW]: byWindow,
+    [CAPTURE_LISTING]: listing, [CAPTURE_BY_WINDOW]: byWindow, [HUMAN_WAIT_HEARS_WAKE]: hearsWake,
   };
 }
 
 /** A patch's answer: the one taken up front, or (a run recorded before) asked where it stands; the
  * patches that exist only up front are false there. */
 const isPatched = (upFront: RunPatches | null, id: RunPatch): boolean =>
-  (upFront ? upFront[id] : id !== CAPTURE_LISTING && id !== CAPTURE_BY_WINDOW && patched(id));
+  (upFront ? upFront[id] : !(UP_FRONT_ONLY as readonly string[]).includes(id) && patched(id));
 
 /** How many times a run asks about its capture's listing before leaving it to the send's own fetch
  * (~30 s of a pass in flight: its pages wait for read-budget slots, and a payout that gave up would
@@ -222,11 +227,14 @@ export const awaitSettlement: PayoutStep = async (ctx) => {
   }
 };
 
-/** `parked` or `review`: only ops can move it. Re-read now and then in case a signal was lost. */
+/** `parked` or `review`: only ops can move it. Re-read now and then in case a signal was lost, and
+ * when the sweep wakes the run (it wakes open rows only: a restore may have reopened this one). */
 export const awaitHumanDecision: PayoutStep = async (ctx) => {
   const { run } = ctx;
   const before = run.payout!;
-  await condition(() => run.opsDecision, ctx.policy.humanRecheckMs);
+  const resumesBefore = run.resumes;
+  const hearsWake = isPatched(ctx.upFront, HUMAN_WAIT_HEARS_WAKE);
+  await condition(() => run.opsDecision || (hearsWake && run.resumes > resumesBefore), ctx.policy.humanRecheckMs);
   run.opsDecision = false;
   const after = await ctx.db.readPayout(ctx.key);
   const heard = run.signalled;
