@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   const world = await startBenchWorld('day-bench', true);
   const children: ChildProcess[] = [];
   const connection = await Connection.connect({ address: world.services.temporalAddress });
+  let sweeper: { stop(): Promise<void> } | undefined;
   try {
     const client = new Client({ connection });
     const taskQueue = `day-bench-${Date.now()}`;
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
     const sweeps: SweepRun[] = [];
     const payments = new Map<string, Schedule>();
     let placed = 0;
-    const sweeper = startSweeps(client, taskQueue, () => placed, sweeps);
+    sweeper = startSweeps(client, taskQueue, () => placed, sweeps);
     const checkpoints: Checkpoint[] = [];
     const windows: OpenLoopResult[] = [];
     let next = 0;
@@ -143,6 +144,9 @@ async function main(): Promise<void> {
       `SELECT status, last_code AS code, count(*)::int AS n FROM payouts GROUP BY 1, 2 ORDER BY 3 DESC`)).rows;
     log(`  payouts: ${statuses.map((x) => `${x.status}${x.code ? ` (${x.code})` : ''} ${x.n.toLocaleString('en-IN')}`).join(', ')}`);
   } finally {
+    // The sweeps' calls first: a call retried on a closed connection throws from its timer, and that
+    // crash would hide the error that ended the day (CI saw only "Channel has been shut down").
+    await sweeper?.stop().catch((err: unknown) => log(`  a sweep run failed while stopping: ${String(err)}`));
     await connection.close();
     await closeBenchWorld(world, children);
   }
@@ -267,8 +271,13 @@ function startSweeps(client: Client, taskQueue: string, orders: () => number, ru
       if (stopped) return;
       const at = orders();
       const t = performance.now();
-      await run(i);
-      runs.push({ kind, orders: at, ms: performance.now() - t });
+      try {
+        await run(i);
+        runs.push({ kind, orders: at, ms: performance.now() - t });
+      } catch (err) {
+        // One failed run is a finding, printed; the next runs as the Schedule's would.
+        log(`  ${kind} sweep run ${i + 1} failed after ${((performance.now() - t) / 1000).toFixed(1)} s: ${String(err)}`);
+      }
     }
   })();
   const loops = [
