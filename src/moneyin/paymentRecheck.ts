@@ -10,18 +10,16 @@
  * as recorded; with CAPTURE_BY_WINDOW=on a batched order waits for its window instead of a capture
  * listing pass of its own (payouts/captureWindow.ts).
  *
- * A window waits (a recheck at most) at the payment of a paid order whose payout has not decided
- * yet, so that order is looked at by the window, not alone (bench:day: batched pairs' payout starts
- * wait in the paced outbox for minutes at the peak). A paid order the windows do not cover — paid on
- * a payment made before the first window, or whose payout had still not decided when the wait ran
- * out — is asked alone by the per-order look (missedPayments.ts). A window whose page could not be read is finished with its error and listed
+ * A paid order the windows do not cover — paid on a payment made before the first window, or whose
+ * payout had not decided when its window was listed — is still asked alone by the per-order look
+ * (missedPayments.ts). A window whose page could not be read is finished with its error and listed
  * again from its start by the next call. */
 import { inTransaction } from '../db/pool';
 import { PROVIDER_LIST_PAGE, type RzpPayment } from '../gateway/types';
 import { logger } from '../logger';
 import type { MoneyInDeps } from './deps';
 import { confirmListedCaptures } from '../payouts/captureConfirmation';
-import { applyPaymentsRead, awaitingRecheckSql, LATE_CAPTURE_WATCH_MS, paidPaymentCreatedSql, RECHECK_CURSOR_SQL, windowAppliesSql } from './missedPayments';
+import { applyPaymentsRead, awaitingRecheckSql, LATE_CAPTURE_WATCH_MS, RECHECK_CURSOR_SQL, windowAppliesSql } from './missedPayments';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 
 /** A window's width: one call at least per window, so an idle day costs 288 calls. */
@@ -42,17 +40,6 @@ export interface RecheckPage {
 
 interface OpenWindow { id: string; listed_from_s: string; listed_to_s: string; pages: number; items: number; confirmed: number }
 
-/** The first second a window waits at: the oldest payment, due in it, of a paid online order whose
- * payout has not decided yet (a window would pass it by, and the order be asked alone later). The wait
- * is bounded: a payment due more than one recheck ago holds nothing, so the look comes at most two
- * rechecks after a payment. In the CTE of openWindow: `edge`, `next`, $1 the recheck in seconds. */
-const HELD_SQL = `
-SELECT min(${paidPaymentCreatedSql('o', 'pay')}) AS s
-  FROM orders o JOIN payments pay ON pay.id = o.paid_payment_id, edge, next
- WHERE ${awaitingRecheckSql('o')} AND o.paid_at > to_timestamp(edge.s - $1)
-   AND ${paidPaymentCreatedSql('o', 'pay')} > edge.s - $1 AND ${paidPaymentCreatedSql('o', 'pay')} >= next.from_s
-   AND NOT ${windowAppliesSql('o')}`;
-
 /** The window left open, else the next one when it is due by `untilMs` (opened here), else null. */
 async function openWindow(deps: MoneyInDeps, recheckS: number, untilMs: number | null): Promise<OpenWindow | null> {
   return inTransaction(deps.db, async (tx) => {
@@ -69,12 +56,10 @@ async function openWindow(deps: MoneyInDeps, recheckS: number, untilMs: number |
             oldest AS (
               SELECT min(${paymentCreatedSecondsSql('pay')}) AS s FROM orders o JOIN payments pay ON pay.id = o.paid_payment_id
                WHERE ${awaitingRecheckSql('o')} AND o.paid_at > now() - make_interval(secs => $3::double precision / 1000)),
-            next AS (SELECT COALESCE((SELECT s FROM cursor), (SELECT s FROM oldest), (SELECT s - $2 + 1 FROM edge)) AS from_s),
-            held AS (${HELD_SQL}),
-            upto AS (SELECT LEAST(next.from_s + $2 - 1, edge.s, (SELECT s - 1 FROM held)) AS s FROM next, edge)
+            next AS (SELECT COALESCE((SELECT s FROM cursor), (SELECT s FROM oldest), (SELECT s - $2 + 1 FROM edge)) AS from_s)
        INSERT INTO provider_listing_passes (kind, lease_until, listed_from_s, listed_to_s)
-       SELECT 'payments_recheck', now(), next.from_s, upto.s FROM next, upto
-        WHERE upto.s >= next.from_s
+       SELECT 'payments_recheck', now(), next.from_s, LEAST(next.from_s + $2 - 1, edge.s) FROM next, edge
+        WHERE LEAST(next.from_s + $2 - 1, edge.s) >= next.from_s
        RETURNING id, listed_from_s, listed_to_s, pages, items, confirmed`,
       [recheckS, RECHECK_WINDOW_S, LATE_CAPTURE_WATCH_MS, untilMs ?? Number.MAX_SAFE_INTEGER]);
     return rows[0] ?? null;
