@@ -27,6 +27,7 @@ import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 import { applyPaymentSnapshot } from './paymentSnapshots';
+import { waitingForWindowSql } from '../payouts/captureWindow';
 import { paymentEntitySchema } from './webhookEnvelope';
 
 /** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
@@ -46,14 +47,15 @@ export const payoutDecidedSql = (alias: string): string =>
   `NOT EXISTS (SELECT 1 FROM payouts po WHERE po.order_id = ${alias}.id AND po.status IN ('pending', 'processing'))`;
 
 /** What a once-more look window applies: the order's payout has decided, or it has sent nothing yet
- * (pending, never claimed) and is not a row a restore may have made older than
+ * (pending, never claimed, or waiting for this window to confirm its capture before it joins its
+ * batch: payouts/captureListing.ts) and is not a row a restore may have made older than
  * the provider: for it the window is its once-more look, as a webhook could have come while it was
  * pending (a refund found then holds it in review before any send, as the refund's webhook would). Left
  * out, a batched pair's payout whose start waits in the paced outbox when its window passes was asked
  * alone later (bench:day: 650 of 10,000 orders). A payout sending or sent and reopened still waits. */
 export const windowAppliesSql = (alias: string): string =>
   `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND pw.status = 'pending'
-     AND pw.attempts = 0 AND pw.provider_may_know_since IS NULL))`;
+     AND (pw.attempts = 0 OR ${waitingForWindowSql('pw')}) AND pw.provider_may_know_since IS NULL))`;
 
 /** A paid online order (`orders` as `alias`) not looked at once more since its payment. */
 export const awaitingRecheckSql = (alias: string): string =>
