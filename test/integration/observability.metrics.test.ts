@@ -12,7 +12,7 @@ import { watchSchedules } from '../../src/observability/scheduleWatch';
 import { claimPayout } from '../../src/payouts/repository';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { parsePrometheusText, sampleValue, type Family } from '../unit/observability.promText';
-import { eventually, seedPaidOrder } from './payoutSeed';
+import { eventually, explainingRun, seedPaidOrder, within } from './payoutSeed';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 import { oweOrders } from '../../src/ledger/orderObligations';
 import { recordSettlementLinesInLedger } from '../../src/ledger/settlementLines';
@@ -113,7 +113,10 @@ describe('GET /metrics on the API', () => {
     const order = await seedPaidOrder(stack.db, { linkedAccountId: account });
     await stack.sandbox.control.injectFault({ endpoint: 'transfers.create', fault: { kind: 'drop_after_commit' }, calls: [1] });
     await starter().startPayout(order.orderId);
-    expect(await finished(order.orderId).result() as PayoutWorkflowResult).toMatchObject({ status: 'settled' });
+    // 9-14 s in CI; once (at 335af7b) past jest's 120 s with nothing said: now the run's steps are printed.
+    const result = await explainingRun(stack.temporal.client, payoutWorkflowId(order.orderId),
+      () => within(finished(order.orderId).result() as Promise<PayoutWorkflowResult>, 90_000, `the payout run of ${order.orderId}`));
+    expect(result).toMatchObject({ status: 'settled' });
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(after, name, labels)! - sampleValue(before, name, labels)!;
     expect(delta('payouts_attempt_outcomes_total', { outcome: 'unknown' })).toBe(1);

@@ -103,6 +103,14 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
   return last;
 }
 
+/** `promise`, or a failure after `ms` naming `what` (so explainingRun can say where a run stood
+ * before jest's own timeout ends the test without a word). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Runs `wait`; when it fails, the error says where the payout's run stood (its status, the step log
  * its query returns, its last history events), so a convergence that timed out under CI's load can be
  * read from the log rather than guessed at. */
