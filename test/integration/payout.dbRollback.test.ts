@@ -70,6 +70,9 @@ describe('payouts: the database restored to an earlier point', () => {
     const { orderId, gatewayOrderId } = await placeOrder(tag);
     const payment = await control().payOrder(gatewayOrderId);
     await statusIs(orderId, 'pending');
+    // The run started and its outbox row gone: a snapshot holding that row under its drainer's lease
+    // keeps the payout from the sweep for up to 30 s after the restore (a lead from CI at d602493).
+    await eventually(() => db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts_outbox WHERE order_id = $1', [orderId]), (r) => r.rows[0]!.n === 0);
     return { orderId, payment, snap: await snapshotDatabase(stack.config.DATABASE_URL!, label) };
   }
 
