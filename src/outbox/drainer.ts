@@ -22,6 +22,7 @@ import { logger } from '../logger';
 import { DUE_FOR_SEND_SQL } from '../payouts/backlog';
 import type { PayoutStarter } from '../payouts/starter';
 import { OUTBOX_CHANNEL, outboxRetryDelayMs, type OutboxRow } from './outbox';
+import { withTimeout } from '../withTimeout';
 
 export const CLAIM_LEASE_MS = 30_000;
 export const START_TIMEOUT_MS = 10_000;
@@ -101,12 +102,6 @@ export async function claimPaced(db: Db, limit: number, cap: number, leaseMs: nu
     const room = Math.min(limit, cap - waiting);
     return { rows: room > 0 ? await claimDue(tx, room, leaseMs) : [], waiting };
   });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function startOutboxDrainer(opts: DrainerOptions): OutboxDrainer {

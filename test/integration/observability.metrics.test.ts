@@ -12,7 +12,8 @@ import { watchSchedules } from '../../src/observability/scheduleWatch';
 import { claimPayout } from '../../src/payouts/repository';
 import { temporalPayoutStarter } from '../../src/payouts/temporalStarter';
 import { parsePrometheusText, sampleValue, type Family } from '../unit/observability.promText';
-import { eventually, explainingRun, seedPaidOrder, within } from './payoutSeed';
+import { eventually, explainingRun, seedPaidOrder } from './payoutSeed';
+import { withTimeout } from '../../src/withTimeout';
 import { startPayoutStack, type PayoutStack } from './payoutStack';
 import { oweOrders } from '../../src/ledger/orderObligations';
 import { recordSettlementLinesInLedger } from '../../src/ledger/settlementLines';
@@ -115,7 +116,7 @@ describe('GET /metrics on the API', () => {
     await starter().startPayout(order.orderId);
     // 9-14 s in CI; once (at 335af7b) past jest's 120 s with nothing said: now the run's steps are printed.
     const result = await explainingRun(stack.temporal.client, payoutWorkflowId(order.orderId),
-      () => within(finished(order.orderId).result() as Promise<PayoutWorkflowResult>, 90_000, `the payout run of ${order.orderId}`));
+      () => withTimeout(finished(order.orderId).result() as Promise<PayoutWorkflowResult>, 90_000, `the payout run of ${order.orderId}`));
     expect(result).toMatchObject({ status: 'settled' });
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => sampleValue(after, name, labels)! - sampleValue(before, name, labels)!;

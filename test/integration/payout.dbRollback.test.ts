@@ -9,7 +9,7 @@
  * campaign's db_rollback fault does). */
 import { randomBytes } from 'node:crypto';
 import { missedWebhookSweepWorkflowId } from '../../src/contracts/missedWebhookSweep';
-import { payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
+import { payoutStateQuery, payoutWorkflowId, type PayoutWorkflowResult } from '../../src/contracts/payout';
 import type { Db } from '../../src/db/pool';
 import type { RzpTransfer } from '../../src/gateway/types';
 import { missedWebhookSweepWorkflow } from '../../src/workflows/missedWebhookSweep';
@@ -298,7 +298,7 @@ describe('payouts: the database restored to an earlier point', () => {
     await control().setLinkedAccountStatus(linkedAccountId, 'suspended');
     expect((await opsApi(stack)('POST', '/ops/transfers/resume', { reason: 'the lost window' })).status).toBe(200);
     const parked = await statusIs(orderId, 'parked');
-    await eventually(() => run(orderId).query<{ payout: { status: string } | null }>('payoutState'), (s) => s.payout?.status === 'parked');
+    await eventually(() => run(orderId).query(payoutStateQuery), (s) => s.payout?.status === 'parked');
     await control().setLinkedAccountStatus(linkedAccountId, 'activated');
     const balanceBefore = await control().linkedAccountBalance(linkedAccountId);
 
@@ -313,7 +313,7 @@ describe('payouts: the database restored to an earlier point', () => {
       return payoutRow(db, orderId);
     }, (p) => p?.status === 'parked', 20_000)))!;
     expect(again).toMatchObject({ last_code: 'BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT' });
-    const steps = (await run(orderId).query<{ steps: { step: string; detail: string }[] }>('payoutState')).steps.map((s) => `${s.step}: ${s.detail}`);
+    const steps = (await run(orderId).query(payoutStateQuery)).steps.map((s) => `${s.step}: ${s.detail}`);
     expect(steps.filter((s) => s.startsWith('resolve:') || s.startsWith('transfer:')).slice(-2)).toEqual(['resolve: nothing_found', 'transfer: rejected BAD_REQUEST_TRANSFER_NOT_ALLOWED_TO_SUSPENDED_LINKED_ACCOUNT']);
 
     expect((await opsApi(stack)('POST', `/ops/payouts/${orderId}/retry`, { reason: 'the account is active again' })).status).toBe(200);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Db } from '../../src/db/pool';
+import { payoutStateQuery } from '../../src/contracts/payout';
 import { oweOrders } from '../../src/ledger/orderObligations';
 import { commissionPaise } from '../../src/domain/money';
 import { routeFor, type PaymentMethod, type SettlementMode } from '../../src/domain/routing';
@@ -103,14 +104,6 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
   return last;
 }
 
-/** `promise`, or a failure after `ms` naming `what` (so explainingRun can say where a run stood
- * before jest's own timeout ends the test without a word). */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** Runs `wait`; when it fails, the error says where the payout's run stood (its status, the step log
  * its query returns, its last history events), so a convergence that timed out under CI's load can be
  * read from the log rather than guessed at. */
@@ -124,7 +117,7 @@ export async function explainingRun<T>(client: Client, workflowId: string, wait:
       const d = await handle.describe();
       lines.push(`run ${workflowId} ${d.runId}: ${d.status.name}, started ${d.startTime.toISOString()}`);
       if (d.status.name === 'RUNNING') {
-        const state = await handle.query<{ steps: { step: string; detail: string }[] }>('payoutState');
+        const state = await handle.query(payoutStateQuery);
         for (const s of state.steps.slice(-15)) lines.push(`  step ${s.step}: ${s.detail}`);
       }
       const history = await handle.fetchHistory();
