@@ -27,7 +27,7 @@ import { endUnpaidOrder } from './cancelOrder';
 import type { MoneyInDeps } from './deps';
 import { paymentCreatedSecondsSql } from './paymentCreatedAt';
 import { applyPaymentSnapshot } from './paymentSnapshots';
-import { waitingForWindowSql } from '../payouts/captureWindow';
+import { sentNothingYetSql } from '../payouts/captureWindow';
 import { paymentEntitySchema } from './webhookEnvelope';
 
 /** Razorpay documents late authorisation for "3 days" in one place and "5 days" in another: a
@@ -54,8 +54,7 @@ export const payoutDecidedSql = (alias: string): string =>
  * out, a batched pair's payout whose start waits in the paced outbox when its window passes was asked
  * alone later (bench:day: 650 of 10,000 orders). A payout sending or sent and reopened still waits. */
 export const windowAppliesSql = (alias: string): string =>
-  `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND pw.status = 'pending'
-     AND (pw.attempts = 0 OR ${waitingForWindowSql('pw')}) AND pw.provider_may_know_since IS NULL))`;
+  `(${payoutDecidedSql(alias)} OR EXISTS (SELECT 1 FROM payouts pw WHERE pw.order_id = ${alias}.id AND ${sentNothingYetSql('pw')}))`;
 
 /** A paid online order (`orders` as `alias`) not looked at once more since its payment. */
 export const awaitingRecheckSql = (alias: string): string =>

@@ -46,3 +46,9 @@ export function captureWindowWaitMs(knobs: { LATE_CAPTURE_RECHECK_MS: number; MI
  * sets it when the wait begins and clears it when the payout goes to a pass). The one predicate the
  * once-more look, the send backlog and the payout sweep read it by. */
 export const waitingForWindowSql = (alias: string): string => `(${alias}.status = 'pending' AND ${alias}.capture_window_since IS NOT NULL)`;
+
+/** A payout (`payouts` as `alias`) that has sent nothing yet and that a once-more look window may
+ * treat as decided: pending, never claimed (or waiting for its window), and not marked as possibly
+ * older than the provider after a restore. A refund the window finds holds it before any send. */
+export const sentNothingYetSql = (alias: string): string =>
+  `(${alias}.status = 'pending' AND (${alias}.attempts = 0 OR ${waitingForWindowSql(alias)}) AND ${alias}.provider_may_know_since IS NULL)`;
